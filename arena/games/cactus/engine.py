@@ -1,0 +1,852 @@
+"""Cactus, the memory "golf" game: rules CA-1..11, CL-1..8 and PG-1..6 of docs/rules/cactus.md.
+
+Every ruling that changes play is an option (:class:`CactusOptions`); the presets
+``classic`` (French rules) and ``pagat`` (Vancouver rules) are option bundles.
+
+A turn runs through phases, each one a request:
+
+``initial_peek`` (PG-1, all seats at once) → ``turn`` (draw, take the discard, or the
+passed-on 8) → ``drawn`` / ``taken`` (swap, discard, the classic 8's peek) → ``snap``
+windows (all eligible seats at once, CA-8/CA-9) → ``power`` (PG-3) → ``call`` (CA-7) →
+the next turn.
+
+Layout slots are stable ids per player (CA-3).  What each seat knows is kept as
+``known[seat][owner][slot] = card name`` and cleared for every seat whenever the card at a
+position changes without being shown.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from arena.games import cards
+from arena.games import options as opts
+from arena.games.base import (
+    DEAL_EVENT,
+    JSON,
+    Action,
+    Game,
+    OptionsError,
+    Outcome,
+    Request,
+    State,
+    competition_ranks,
+    first_in_priority,
+)
+
+DEFAULT_VALUES: dict[str, int] = {  # CA-2
+    "A": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7,
+    "8": 8, "9": 9, "10": 10, "J": 10, "Q": 10, "K": 0,
+}  # fmt: skip
+PAGAT_POWERS: dict[str, str] = {  # PG-3
+    "6": "peek", "7": "peek", "8": "peek",
+    "9": "peek_other", "10": "peek_other", "J": "peek_other",
+    "Q": "blind_swap",
+}  # fmt: skip
+POWER_NAMES = ("peek", "peek_other", "blind_swap")
+CACTUS_LIMIT = 5  # CL-6, CL-7: a total of 5 or less "has cactus"
+LAYOUT_SIZE = 4  # CA-3
+BOTTOM_ROW = (2, 3)  # CL-1
+
+
+@dataclass(frozen=True)
+class CactusOptions:
+    decks: int | None = None  # CA-1: None = one deck up to 6 players, two for 7-8
+    values: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_VALUES))  # CA-2
+    call: Literal["end_of_turn", "any_time"] = "end_of_turn"  # CA-7
+    reaction_priority: Literal["seat_order", "random"] = "seat_order"  # CA-9
+    initial_peek: Literal["bottom_row", "choose_two"] = "bottom_row"  # CL-1 / PG-1
+    eight_power: bool = True  # CL-2: a stock-drawn 8 lets its drawer peek
+    passed_on_eight: bool = True  # CL-3
+    powers: dict[str, str] = field(default_factory=dict)  # PG-3: rank -> power
+    wrong_snap: Literal["stays", "returns"] = "stays"  # CL-5 / PG-4
+    penalty_cards: int = 1  # CL-5 (the "kamikaze" fix uses 2) / PG-4 (2)
+    snap_after_miss: bool = False  # PG-4 ruling
+    scoring: Literal["wins", "tas_de_merde", "maximus", "penalty"] = "wins"  # CL-8 / PG-5
+    rounds: int = 5  # CL-8 wins and tas_de_merde
+    maximus_target: int = 5  # CL-8 maximus
+    target: int = 100  # PG-6
+    max_rounds: int = 30  # CL-8 maximus cap / PG-6 cap
+    next_round: Literal["rotate", "lowest_score"] = "rotate"  # CA-11 / PG-6
+    max_turns: int = 200  # ruling: a round with no call ends after this many turns
+
+
+PRESETS: dict[str, dict[str, JSON]] = {
+    "classic": {},
+    "pagat": {
+        "initial_peek": "choose_two",
+        "eight_power": False,
+        "passed_on_eight": False,
+        "powers": dict(PAGAT_POWERS),
+        "wrong_snap": "returns",
+        "penalty_cards": 2,
+        "snap_after_miss": False,
+        "scoring": "penalty",
+        "target": 100,
+        "max_rounds": 50,
+        "next_round": "lowest_score",
+    },
+}
+
+
+@dataclass
+class SnapWindow:
+    """An open snap window (CA-8): the card on top, who put it there, the priority."""
+
+    top: int
+    owner: int
+    priority: list[int]
+    missed: set[int] = field(default_factory=set)  # PG-4: seats that missed on this card
+
+
+class CactusState(State):
+    options: CactusOptions
+
+    def __init__(self, n_players: int, seed: int, options: CactusOptions):
+        super().__init__(n_players, seed, options)
+        self.n_decks = options.decks or (1 if n_players <= 6 else 2)
+        self.value = {c: options.values[cards.rank(c)] for c in cards.deck(self.n_decks)}
+        self.names = tuple(cards.name(c) for c in cards.deck(self.n_decks))
+        self.layouts: list[dict[int, int]] = [{} for _ in range(n_players)]
+        self.next_slot = [LAYOUT_SIZE] * n_players
+        self.known: list[list[dict[int, str]]] = _no_knowledge(n_players)
+        # bumped whenever a layout or what a seat knows of one changes: views reuse the
+        # layout rows they built for a seat while it stays the same
+        self.layout_version = 0
+        self._rows_cache: list[tuple[int, list[JSON]] | None] = [None] * n_players
+        self.locked: set[tuple[int, int]] = set()  # CL-5: penalty cards not yet throwable
+        self.stock: list[int] = []
+        self.discard: list[int] = []
+        self.phase = "turn"
+        self.round = 0
+        self.dealer = 0
+        self.starter = 1 % n_players
+        self.player = 0  # whose turn it is
+        self.turns = 0  # turns begun this round
+        self.hand: int | None = None  # the card drawn or taken this turn
+        self.hand_from = "stock"
+        self.turn_discard: int | None = None  # the card this turn put on the discard
+        self.eight_offer: int | None = None  # CL-3: the stock-drawn 8 passed on
+        self.eight_offer_to: int | None = None
+        self.powers_used: set[int] = set()  # PG-3: per physical card, for the round
+        self.window: SnapWindow | None = None
+        self.peeking: set[int] = set()  # PG-1: seats still to choose their two cards
+        self.caller: int | None = None
+        self.call_turn = 0
+        self.last_turns: set[int] = set()
+        # match scoring
+        self.wins = [0] * n_players
+        self.sum_totals = [0] * n_players
+        self.tally = [0] * n_players
+        self.has_drawn_tally = [False] * n_players
+        self.points = [0] * n_players
+        self.penalty = [0] * n_players
+        self.round_results: list[dict[str, JSON]] = []
+
+
+class Cactus(Game):
+    id = "cactus"
+    title = "Cactus"
+    min_players = 2
+    max_players = 8
+    presets = PRESETS
+    card_vocabulary = frozenset(cards.NAMES)
+
+    # -- options -----------------------------------------------------------------------
+    def resolve_options(self, options: Mapping[str, JSON] | None) -> CactusOptions:
+        raw = dict(options or {})
+        if "values" in raw and isinstance(raw["values"], Mapping):
+            unknown = sorted(set(raw["values"]) - set(DEFAULT_VALUES))
+            if unknown:
+                raise OptionsError(f"cactus option 'values' has unknown ranks {unknown}")
+            raw["values"] = {**DEFAULT_VALUES, **raw["values"]}
+        o = opts.resolve(CactusOptions, self.id, PRESETS, raw, default_preset="classic")
+        if o.decks is not None and not 1 <= o.decks <= 3:
+            raise OptionsError("cactus option 'decks' must be 1, 2 or 3")
+        for rank, power in o.powers.items():
+            if rank not in DEFAULT_VALUES or power not in POWER_NAMES:
+                raise OptionsError(
+                    f"cactus option 'powers' maps ranks to {', '.join(POWER_NAMES)}; "
+                    f"got {rank!r}: {power!r}"
+                )
+        if o.eight_power and "8" in o.powers:
+            raise OptionsError(
+                "cactus options 'eight_power' and 'powers' both give the 8 a power: keep one"
+            )
+        if o.passed_on_eight and not o.eight_power:
+            raise OptionsError("cactus option 'passed_on_eight' needs 'eight_power'")
+        for name in ("rounds", "maximus_target", "target", "max_rounds", "max_turns"):
+            if getattr(o, name) < 1:
+                raise OptionsError(f"cactus option {name!r} must be at least 1")
+        if not 0 <= o.penalty_cards <= 4:
+            raise OptionsError("cactus option 'penalty_cards' must be between 0 and 4")
+        return o
+
+    # -- the contract ------------------------------------------------------------------
+    def new_state(
+        self, n_players: int, seed: int, options: Mapping[str, JSON] | None = None
+    ) -> CactusState:
+        self.check_players(n_players)
+        state = CactusState(n_players, seed, self.resolve_options(options))
+        self._start_round(state)
+        return state
+
+    def _requests(self, state: CactusState) -> list[Request]:
+        phase, p = state.phase, state.player
+        if phase == "turn":
+            return [self._turn_request(state)]
+        if phase == "drawn":
+            slots = list(state.layouts[p])
+            actions: list[Action] = [{"type": "swap", "slot": s} for s in slots]
+            actions.append({"type": "discard"})
+            if self._eight_power_available(state):
+                actions += [{"type": "peek", "slot": s} for s in slots]  # CL-2
+            return [Request(p, "drawn", actions, {"type": "discard"})]
+        if phase == "taken":
+            actions = [{"type": "swap", "slot": s} for s in state.layouts[p]]
+            return [Request(p, "taken", actions, actions[0])]
+        if phase == "snap":
+            return self._snap_requests(state)
+        if phase == "power":
+            actions = [{"type": "skip"}, *self._power_actions(state)]
+            return [Request(p, "power", actions, actions[0])]
+        if phase == "call":
+            seats = [p] if state.options.call == "end_of_turn" else _clockwise(p, state.n_players)
+            call_actions: list[Action] = [{"type": "pass"}, {"type": "call"}]
+            return [Request(s, "call", call_actions, call_actions[0]) for s in seats]
+        if phase == "initial_peek":
+            requests = []
+            for s in sorted(state.peeking):
+                actions = [
+                    {"type": "initial_peek", "slots": list(pair)}
+                    for pair in itertools.combinations(state.layouts[s], 2)
+                ]
+                requests.append(Request(s, "initial_peek", actions, actions[0]))
+            return requests
+        raise AssertionError(f"unknown phase {phase}")
+
+    def _turn_request(self, state: CactusState) -> Request:
+        p = state.player
+        actions: list[Action] = [{"type": "draw"}]  # CA-5; CA-4 skips it if no card
+        if state.discard and state.layouts[p]:
+            actions.append({"type": "take_discard"})  # CA-5, PG-2
+        if self._eight_offered(state):
+            actions += [{"type": "peek", "slot": s} for s in state.layouts[p]]  # CL-3
+        return Request(p, "turn", actions, actions[0])
+
+    def _snap_requests(self, state: CactusState) -> list[Request]:
+        window = state.window
+        assert window is not None
+        requests = []
+        for seat in window.priority:
+            slots = self._throwable(state, seat, window)
+            if slots:
+                actions: list[Action] = [{"type": "pass"}]
+                actions += [{"type": "snap", "slot": s} for s in slots]
+                requests.append(Request(seat, "snap", actions, actions[0]))
+        return requests
+
+    def _throwable(self, state: CactusState, seat: int, window: SnapWindow) -> list[int]:
+        if seat in window.missed:
+            return []
+        locked = state.locked
+        return [s for s in state.layouts[seat] if (seat, s) not in locked]
+
+    def _apply(
+        self, state: CactusState, requests: list[Request], answers: Mapping[int, Action]
+    ) -> None:
+        phase = state.phase
+        if phase == "snap":
+            self._resolve_snap(state, requests, answers)
+        elif phase == "call":
+            self._resolve_call(state, requests, answers)
+        elif phase == "initial_peek":
+            for seat, action in answers.items():
+                self._show_own(state, seat, action["slots"], "initial_peek")
+            state.peeking.clear()
+            self._begin_turn(state, state.starter)
+        else:
+            action = answers[state.player]
+            getattr(self, f"_{phase}_{action['type']}")(state, action)
+
+    # -- turn actions ------------------------------------------------------------------
+    def _turn_draw(self, state: CactusState, action: Action) -> None:
+        p = state.player
+        state.eight_offer = state.eight_offer_to = None  # CL-3: the offer lapses
+        card = self._draw_from_stock(state)
+        if card is None:  # CA-4: no card can be had; the draw is skipped
+            state.emit({"type": "draw_skipped", "player": p})
+            self._after_turn(state)
+            return
+        state.hand, state.hand_from = card, "stock"
+        state.emit({"type": "draw", "player": p, "source": "stock"})
+        state.emit({"type": "drawn", "player": p, "card": cards.name(card)}, to=(p,))
+        state.phase = "drawn"
+
+    def _turn_take_discard(self, state: CactusState, action: Action) -> None:
+        p = state.player
+        state.eight_offer = state.eight_offer_to = None
+        card = state.discard.pop()
+        state.hand, state.hand_from = card, "discard"
+        state.emit({"type": "take_discard", "player": p, "card": cards.name(card)})
+        state.phase = "taken"
+
+    def _turn_peek(self, state: CactusState, action: Action) -> None:
+        # CL-3: the passed-on 8 stays on the discard; the turn goes on as usual
+        state.eight_offer = state.eight_offer_to = None
+        self._show_own(state, state.player, [action["slot"]], "eight_peek")
+
+    def _drawn_swap(self, state: CactusState, action: Action) -> None:
+        self._swap_in(state, action["slot"])
+
+    _taken_swap = _drawn_swap
+
+    def _drawn_discard(self, state: CactusState, action: Action) -> None:
+        p, card = state.player, state.hand
+        assert card is not None
+        state.hand = None
+        state.emit({"type": "discard", "player": p, "card": cards.name(card)})
+        if state.options.passed_on_eight and self._is_powered_eight(state, card):
+            state.eight_offer = card  # CL-3: unused, it passes on to the next player
+        self._turn_discards(state, card)
+
+    def _drawn_peek(self, state: CactusState, action: Action) -> None:
+        # CL-2: peek with a stock-drawn 8, then the 8 must go to the discard
+        p, card = state.player, state.hand
+        assert card is not None
+        self._show_own(state, p, [action["slot"]], "eight_peek")
+        state.hand = None
+        state.powers_used.add(card)
+        state.emit({"type": "discard", "player": p, "card": cards.name(card)})
+        self._turn_discards(state, card)
+
+    def _swap_in(self, state: CactusState, slot: int) -> None:
+        p, card = state.player, state.hand
+        assert card is not None
+        old = state.layouts[p][slot]
+        state.layouts[p][slot] = card
+        state.hand = None
+        self._forget(state, p, slot)
+        if state.hand_from == "discard":
+            for known in state.known:  # everybody saw the discard card go there
+                known[p][slot] = state.names[card]
+        else:
+            state.known[p][p][slot] = state.names[card]
+        state.emit(
+            {
+                "type": "swap",
+                "player": p,
+                "slot": slot,
+                "source": state.hand_from,
+                "card": cards.name(old),
+            }
+        )
+        self._turn_discards(state, old)
+
+    def _turn_discards(self, state: CactusState, card: int) -> None:
+        state.discard.append(card)
+        state.turn_discard = card
+        self._open_window(state, card, state.player, set())
+
+    # -- snaps (CA-8, CA-9, CL-4, CL-5, PG-4) --------------------------------------------
+    def _open_window(self, state: CactusState, top: int, owner: int, missed: set[int]) -> None:
+        n = state.n_players
+        priority = [(owner + 1 + i) % n for i in range(n)]  # CA-9: the owner last
+        if state.options.reaction_priority == "random":
+            state.rng.shuffle(priority)
+        window = SnapWindow(top, owner, priority, missed)
+        if any(self._throwable(state, seat, window) for seat in priority):
+            state.window = window
+            state.phase = "snap"
+        else:
+            state.window = None
+            self._after_windows(state)
+
+    def _resolve_snap(
+        self, state: CactusState, requests: list[Request], answers: Mapping[int, Action]
+    ) -> None:
+        window = state.window
+        assert window is not None
+        # CA-9, CL-4: one throw per window, the first in priority order
+        thrower = first_in_priority(requests, answers, "snap")
+        if thrower is None:
+            state.window = None
+            self._after_windows(state)
+            return
+        slot = answers[thrower]["slot"]
+        card = state.layouts[thrower][slot]
+        right = cards.rank(card) == cards.rank(window.top)
+        state.emit(
+            {
+                "type": "snap",
+                "player": thrower,
+                "slot": slot,
+                "card": cards.name(card),
+                "correct": right,
+            }
+        )
+        if right:
+            del state.layouts[thrower][slot]
+            self._forget(state, thrower, slot)
+            state.discard.append(card)
+            state.eight_offer = None  # CL-3: a snap covered the 8
+            self._open_window(state, card, thrower, set())
+        elif state.options.wrong_snap == "stays":
+            # CL-5: the wrong card stays on the discard, a penalty card takes its slot
+            del state.layouts[thrower][slot]
+            self._forget(state, thrower, slot)
+            state.discard.append(card)
+            state.eight_offer = None
+            self._penalise(state, thrower, first_slot=slot)
+            self._open_window(state, card, thrower, set())
+        else:
+            # PG-4: the card goes back, seen by all; two unseen cards in new slots
+            for known in state.known:
+                known[thrower][slot] = state.names[card]
+            state.layout_version += 1
+            self._penalise(state, thrower, first_slot=None)
+            if state.options.snap_after_miss:
+                self._open_window(state, window.top, window.owner, window.missed | {thrower})
+            else:
+                state.window = None
+                self._after_windows(state)
+
+    def _penalise(self, state: CactusState, seat: int, first_slot: int | None) -> None:
+        for i in range(state.options.penalty_cards):
+            card = self._draw_from_stock(state)
+            if card is None:  # CA-4: no penalty card when none can be had
+                break
+            if i == 0 and first_slot is not None:
+                slot = first_slot
+            else:
+                slot = state.next_slot[seat]
+                state.next_slot[seat] += 1
+            state.layouts[seat][slot] = card
+            state.layout_version += 1
+            state.locked.add((seat, slot))  # CL-5: not throwable before the next turn
+            state.emit({"type": "penalty_card", "player": seat, "slot": slot})
+
+    def _after_windows(self, state: CactusState) -> None:
+        if self._power_available(state):
+            state.phase = "power"
+        else:
+            self._after_turn(state)
+
+    def _power_available(self, state: CactusState) -> bool:
+        """Whether _power_actions would offer anything, without building the actions."""
+        card = state.turn_discard
+        if card is None or card in state.powers_used:
+            return False
+        power = state.options.powers.get(cards.rank(card))
+        p, layouts = state.player, state.layouts
+        others = any(layouts[q] for q in range(state.n_players) if q != p)
+        if power == "peek":
+            return bool(layouts[p])
+        if power == "peek_other":
+            return others
+        return power == "blind_swap" and bool(layouts[p]) and others
+
+    # -- powers (PG-3) -------------------------------------------------------------------
+    def _power_actions(self, state: CactusState) -> list[Action]:
+        card = state.turn_discard
+        if card is None or card in state.powers_used:
+            return []
+        power = state.options.powers.get(cards.rank(card))
+        p = state.player
+        own = list(state.layouts[p])
+        if power == "peek":
+            return [{"type": "peek", "slot": s} for s in own]
+        others = [(q, s) for q in _clockwise(p, state.n_players)[1:] for s in state.layouts[q]]
+        if power == "peek_other":
+            return [{"type": "peek_other", "player": q, "slot": s} for q, s in others]
+        if power == "blind_swap":
+            return [
+                {"type": "blind_swap", "slot": s, "player": q, "other_slot": t}
+                for s in own
+                for q, t in others
+            ]
+        return []
+
+    def _power_skip(self, state: CactusState, action: Action) -> None:
+        self._after_turn(state)
+
+    def _power_peek(self, state: CactusState, action: Action) -> None:
+        self._use_power(state)
+        self._show_own(state, state.player, [action["slot"]], "power_peek")
+        self._after_turn(state)
+
+    def _power_peek_other(self, state: CactusState, action: Action) -> None:
+        self._use_power(state)
+        p, q, slot = state.player, action["player"], action["slot"]
+        card = state.layouts[q][slot]
+        state.known[p][q][slot] = state.names[card]
+        state.layout_version += 1
+        state.emit({"type": "power", "power": "peek_other", "player": p, "target": q, "slot": slot})
+        state.emit({"type": "seen", "player": q, "slot": slot, "card": cards.name(card)}, to=(p,))
+        self._after_turn(state)
+
+    def _power_blind_swap(self, state: CactusState, action: Action) -> None:
+        self._use_power(state)
+        p, slot, q, other = state.player, action["slot"], action["player"], action["other_slot"]
+        mine, theirs = state.layouts[p], state.layouts[q]
+        mine[slot], theirs[other] = theirs[other], mine[slot]
+        self._forget(state, p, slot)  # nobody saw the cards: both become unknown
+        self._forget(state, q, other)
+        state.emit(
+            {
+                "type": "power",
+                "power": "blind_swap",
+                "player": p,
+                "slot": slot,
+                "target": q,
+                "other_slot": other,
+            }
+        )
+        self._after_turn(state)
+
+    def _use_power(self, state: CactusState) -> None:
+        assert state.turn_discard is not None
+        state.powers_used.add(state.turn_discard)
+
+    # -- calling and the end of a turn (CA-7) -------------------------------------------
+    def _after_turn(self, state: CactusState) -> None:
+        if state.caller is None:
+            state.phase = "call"
+        else:
+            self._next_turn(state)
+
+    def _resolve_call(
+        self, state: CactusState, requests: list[Request], answers: Mapping[int, Action]
+    ) -> None:
+        caller = first_in_priority(requests, answers, "call")
+        if caller is not None:
+            state.caller = caller
+            state.call_turn = state.turns
+            state.last_turns = set(range(state.n_players)) - {caller}
+            state.emit({"type": "call", "player": caller})
+        self._next_turn(state)
+
+    def _next_turn(self, state: CactusState) -> None:
+        p = state.player
+        if state.caller is not None:
+            if state.turns > state.call_turn:
+                state.last_turns.discard(p)  # that was p's last turn
+            if not state.last_turns:
+                self._end_round(state)
+                return
+            # with call "any_time" p may not have played its last turn yet
+            order = _clockwise((p + 1) % state.n_players, state.n_players)
+            nxt = next(s for s in order if s in state.last_turns)
+        elif state.turns >= state.options.max_turns:
+            self._end_round(state)  # ruling: the round is capped, nobody called
+            return
+        else:
+            nxt = (p + 1) % state.n_players
+        self._begin_turn(state, nxt)
+
+    def _begin_turn(self, state: CactusState, player: int) -> None:
+        state.player = player
+        state.turns += 1
+        state.phase = "turn"
+        state.hand = None
+        state.turn_discard = None
+        state.locked.clear()  # CL-5: penalty cards may be thrown from the next turn on
+        state.window = None
+        # CL-3: the offer goes to this player if the passed-on 8 is still on top
+        offer = state.eight_offer
+        state.eight_offer = state.eight_offer_to = None
+        if offer is not None and state.discard[-1:] == [offer] and state.layouts[player]:
+            state.eight_offer, state.eight_offer_to = offer, player
+        state.emit({"type": "turn", "player": player, "turn": state.turns})
+
+    # -- rounds ---------------------------------------------------------------------------
+    def _start_round(self, state: CactusState) -> None:
+        n = state.n_players
+        state.round += 1
+        deck = cards.deck(state.n_decks)
+        state.rng.shuffle(deck)
+        state.stock = deck
+        state.discard = []
+        state.layouts = [{} for _ in range(n)]
+        state.layout_version += 1
+        state.next_slot = [LAYOUT_SIZE] * n
+        state.known = _no_knowledge(n)
+        state.locked.clear()
+        state.powers_used.clear()
+        state.caller = None
+        state.last_turns = set()
+        state.turns = 0
+        state.eight_offer = state.eight_offer_to = None
+        for slot in range(LAYOUT_SIZE):  # CA-3: one card at a time from the dealer's left
+            for i in range(n):
+                state.layouts[(state.dealer + 1 + i) % n][slot] = state.stock.pop()
+        state.emit(
+            {
+                "type": DEAL_EVENT,
+                "round": state.round,
+                "dealer": state.dealer,
+                "starter": state.starter,
+                "slots": [list(layout) for layout in state.layouts],
+            }
+        )
+        if state.options.initial_peek == "bottom_row":  # CL-1
+            for seat in range(n):
+                self._show_own(state, seat, list(BOTTOM_ROW), "initial_peek")
+            self._begin_turn(state, state.starter)
+        else:  # PG-1: every seat chooses its two cards, all at once
+            state.phase = "initial_peek"
+            state.peeking = set(range(n))
+
+    def _end_round(self, state: CactusState) -> None:
+        o, n = state.options, state.n_players
+        totals = [sum(state.value[c] for c in layout.values()) for layout in state.layouts]
+        state.emit(
+            {
+                "type": "reveal",
+                "layouts": [
+                    [{"slot": s, "card": cards.name(c)} for s, c in layout.items()]
+                    for layout in state.layouts
+                ],
+                "totals": totals,
+            }
+        )
+        cactus = [t <= CACTUS_LIMIT for t in totals]  # CL-7
+        caller = state.caller
+        result: dict[str, JSON] = {
+            "round": state.round,
+            "totals": totals,
+            "caller": caller,
+            "cactus": cactus,
+        }
+        round_scores: list[int]
+        if o.scoring == "wins":
+            best = min((t for t, c in zip(totals, cactus, strict=True) if c), default=None)
+            winners = [s for s in range(n) if cactus[s] and totals[s] == best]
+            for s in winners:
+                state.wins[s] += 1
+            for s in range(n):
+                state.sum_totals[s] += totals[s]
+            result["winners"] = winners
+            round_scores = totals
+        elif o.scoring == "tas_de_merde":
+            draws: dict[str, JSON] = {}
+            for s in range(n):
+                if cactus[s]:
+                    continue
+                card = state.rng.randrange(cards.CARDS_PER_DECK)  # a fresh seeded draw
+                if cards.rank(card) == "7" and state.has_drawn_tally[s]:
+                    state.tally[s] = 0  # the flush, except on a first ever draw
+                else:
+                    state.tally[s] += o.values[cards.rank(card)]
+                state.has_drawn_tally[s] = True
+                draws[str(s)] = cards.name(card)
+                state.emit(
+                    {"type": "tas_de_merde", "player": s, "card": cards.name(card),
+                     "tally": state.tally[s]}
+                )  # fmt: skip
+            result["tally"] = list(state.tally)
+            round_scores = totals
+        elif o.scoring == "maximus":
+            round_scores = [
+                (2 if t == 0 else 1) if c else 0 for t, c in zip(totals, cactus, strict=True)
+            ]
+            if caller is not None and totals[caller] > CACTUS_LIMIT:
+                round_scores[caller] = -1  # a wrong call
+            for s in range(n):
+                state.points[s] += round_scores[s]
+            result["points"] = round_scores
+        else:  # PG-5
+            round_scores = _pagat_penalties(totals, caller)
+            for s in range(n):
+                state.penalty[s] += round_scores[s]
+            result["penalties"] = round_scores
+        state.round_results.append(result)
+        state.emit({"type": "round_result", **result})
+        if self._match_over(state):
+            self._finish(state)
+            return
+        # CA-11 / CL-8 maximus / PG-6: who starts the next round
+        state.dealer = (state.dealer + 1) % n
+        state.starter = (state.dealer + 1) % n
+        if o.scoring == "maximus" and caller is not None and totals[caller] <= CACTUS_LIMIT:
+            state.starter = (caller + 1) % n  # the seat after the "grand cactus"
+        elif o.next_round == "lowest_score":
+            low = min(round_scores)
+            state.starter = state.rng.choice([s for s in range(n) if round_scores[s] == low])
+        state.dealer = (state.starter - 1) % n
+        self._start_round(state)
+
+    def _match_over(self, state: CactusState) -> bool:
+        o = state.options
+        if o.scoring in ("wins", "tas_de_merde"):
+            return state.round >= o.rounds
+        if state.round >= o.max_rounds:
+            return True
+        if o.scoring == "maximus":
+            top = max(state.points)
+            return top >= o.maximus_target and state.points.count(top) == 1
+        return max(state.penalty) >= o.target  # PG-6
+
+    def _finish(self, state: CactusState) -> None:
+        o, n = state.options, state.n_players
+        if o.scoring == "wins":
+            keys: list[Any] = [(-state.wins[s], state.sum_totals[s]) for s in range(n)]
+            scores: list[float] = list(state.wins)
+        elif o.scoring == "tas_de_merde":
+            keys, scores = list(state.tally), list(state.tally)
+        elif o.scoring == "maximus":
+            keys, scores = [-p for p in state.points], list(state.points)
+        else:
+            keys, scores = list(state.penalty), list(state.penalty)
+        state.phase = "over"
+        state.result = Outcome(competition_ranks(keys), scores, state.round_results)
+        state.emit({"type": "match_over", "ranks": state.result.ranks, "scores": scores})
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _draw_from_stock(self, state: CactusState) -> int | None:
+        if not state.stock:
+            if len(state.discard) <= 1:
+                return None
+            # CA-4: the discard except its top card becomes the new stock
+            top = state.discard.pop()
+            state.stock, state.discard = state.discard, [top]
+            state.rng.shuffle(state.stock)
+            state.emit({"type": "reshuffle", "stock": len(state.stock)})
+        return state.stock.pop()
+
+    def _show_own(self, state: CactusState, seat: int, slots: list[int], why: str) -> None:
+        shown = []
+        for slot in slots:
+            card = state.layouts[seat][slot]
+            state.known[seat][seat][slot] = state.names[card]
+            shown.append({"slot": slot, "card": cards.name(card)})
+        state.layout_version += 1
+        if why != "initial_peek":
+            state.emit({"type": "power", "power": why, "player": seat, "slots": slots})
+        state.emit({"type": why, "player": seat, "seen": shown}, to=(seat,))
+
+    def _forget(self, state: CactusState, owner: int, slot: int) -> None:
+        """The card at (owner, slot) changed unseen: nobody knows it any more."""
+        state.layout_version += 1
+        for known in state.known:
+            known[owner].pop(slot, None)
+
+    def _is_powered_eight(self, state: CactusState, card: int) -> bool:
+        """CL-2: only an 8 just drawn from the stock has a power, once."""
+        return (
+            state.options.eight_power
+            and state.hand_from == "stock"
+            and cards.rank(card) == "8"
+            and card not in state.powers_used
+        )
+
+    def _eight_power_available(self, state: CactusState) -> bool:
+        return (
+            state.hand is not None
+            and self._is_powered_eight(state, state.hand)
+            and bool(state.layouts[state.player])
+        )
+
+    def _eight_offered(self, state: CactusState) -> bool:
+        return (
+            state.eight_offer_to == state.player
+            and state.eight_offer is not None
+            and bool(state.discard)
+            and state.discard[-1] == state.eight_offer
+        )
+
+    # -- views -------------------------------------------------------------------------------
+    def view(self, state: CactusState, seat: int) -> dict[str, JSON]:
+        names = state.names
+        cached = state._rows_cache[seat]
+        if cached is not None and cached[0] == state.layout_version:
+            layouts = cached[1]
+        else:
+            layouts = self._layout_rows(state, seat)
+            state._rows_cache[seat] = (state.layout_version, layouts)
+        decision = None
+        for r in self.pending(state):
+            if r.seat == seat:
+                decision = r.kind
+                break
+        view: dict[str, JSON] = {
+            "game": self.id,
+            "seat": seat,
+            "players": state.n_players,
+            "round": state.round,
+            "turn": state.turns,
+            "dealer": state.dealer,
+            "to_move": state.player,
+            "phase": state.phase,
+            "decision": decision,
+            "layouts": layouts,
+            "discard": [names[c] for c in state.discard],
+            "stock": len(state.stock),
+            "drawn": None,
+            "called_by": state.caller,
+            "values": state.options.values,
+            "scores": self._scores(state),
+            "events": state.events_for(seat, state.shown_upto[seat]),
+        }
+        if seat == state.player and state.hand is not None:
+            view["drawn"] = names[state.hand]
+        if decision == "snap":
+            view["locked_slots"] = [s for (o, s) in state.locked if o == seat]
+        elif decision == "power" and state.turn_discard is not None:
+            view["power"] = state.options.powers[cards.rank(state.turn_discard)]
+        elif decision == "turn" and self._eight_offered(state):
+            view["eight_offer"] = True
+        return view
+
+    @staticmethod
+    def _layout_rows(state: CactusState, seat: int) -> list[JSON]:
+        return [
+            [{"slot": slot, "card": get(slot)} for slot in layout]
+            for layout, get in zip(state.layouts, [k.get for k in state.known[seat]], strict=True)
+        ]
+
+    def _scores(self, state: CactusState) -> dict[str, JSON]:
+        scoring = state.options.scoring
+        if scoring == "wins":
+            return {"wins": state.wins, "sum_totals": state.sum_totals}
+        if scoring == "tas_de_merde":
+            return {"tally": state.tally}
+        if scoring == "maximus":
+            return {"points": state.points}
+        return {"penalty": state.penalty}
+
+    def all_cards(self, state: CactusState) -> list[int]:
+        found = [*state.stock, *state.discard]
+        for layout in state.layouts:
+            found.extend(layout.values())
+        if state.hand is not None:
+            found.append(state.hand)
+        return found
+
+
+def _no_knowledge(n: int) -> list[list[dict[int, str]]]:
+    return [[{} for _ in range(n)] for _ in range(n)]
+
+
+def _clockwise(start: int, n: int) -> list[int]:
+    """Seats from ``start`` on, clockwise, ``start`` first."""
+    return [(start + i) % n for i in range(n)]
+
+
+def _pagat_penalties(totals: list[int], caller: int | None) -> list[int]:
+    """PG-5: the caller scores 0 only if strictly lowest, else total + 10; a non-caller at
+    or below the caller scores 0.  Without a caller (the turn cap) every total counts."""
+    if caller is None:
+        return list(totals)
+    c = totals[caller]
+    scores = []
+    for seat, total in enumerate(totals):
+        if seat == caller:
+            lowest = all(t > c for s, t in enumerate(totals) if s != caller)
+            scores.append(0 if lowest else c + 10)
+        else:
+            scores.append(0 if total <= c else total)
+    return scores
