@@ -1,0 +1,298 @@
+"""The referee: drives one match of any registered game with a list of bot clients.
+
+It knows games only through the engine contract (``arena.games.base``).  For every
+request it asks that seat's client, checks the answer against the legal list itself, and
+on any fault plays the request's default action and counts a strike.  A bot that reaches
+``max_strikes`` plays the rest of the match on default actions and ranks last.  A fault
+never stops the match.
+
+The match record holds everything needed to re-simulate the match (seed, options,
+players, every applied answer) plus what happened (events with their visibility, each
+decision's latency and fault, the outcome).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from arena.games import get_game
+from arena.games.base import (
+    Action,
+    Game,
+    Outcome,
+    Request,
+    State,
+    competition_ranks,
+    find_legal,
+)
+from arena.games.policy import Policy
+
+RECORD_FORMAT = 1
+MEMO_CAP = 256  # characters of a bot's memo kept in the replay
+
+
+class BotFault(Exception):
+    """A bot that did not give a usable answer; ``kind`` names the fault."""
+
+    def __init__(self, kind: str, detail: str = ""):
+        super().__init__(f"{kind}: {detail}" if detail else kind)
+        self.kind = kind
+        self.detail = detail
+
+
+class Client(Protocol):
+    name: str
+
+    def start(self, info: dict[str, Any]) -> None: ...
+
+    def act(self, payload: dict[str, Any]) -> Any: ...
+
+    def end(self, info: dict[str, Any]) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class PolicyClient:
+    """An in-process policy behind the client interface (house bots, tests)."""
+
+    def __init__(self, policy: Policy, name: str | None = None):
+        self.policy = policy
+        self.name = name or policy.name
+
+    def start(self, info: dict[str, Any]) -> None:
+        self.policy.start(info)
+
+    def act(self, payload: dict[str, Any]) -> Any:
+        return {"action": self.policy.act(payload["view"], payload["legal_actions"])}
+
+    def end(self, info: dict[str, Any]) -> None:
+        self.policy.end(info)
+
+    def close(self) -> None:
+        pass
+
+
+def policy_rng(seed: int, seat: int) -> random.Random:
+    """The generator of an in-process policy: fixed by the match seed and the seat."""
+    return random.Random(f"policy:{seed}:{seat}")
+
+
+@dataclass
+class MatchRecord:
+    match_id: str
+    game: str
+    seed: int
+    options: dict[str, Any]
+    players: list[str]
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    outcome: dict[str, Any] | None = None
+    strikes: list[int] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": RECORD_FORMAT,
+            "match_id": self.match_id,
+            "game": self.game,
+            "seed": self.seed,
+            "options": self.options,
+            "players": self.players,
+            "steps": self.steps,
+            "events": self.events,
+            "outcome": self.outcome,
+            "strikes": self.strikes,
+        }
+
+
+class Referee:
+    def __init__(self, max_strikes: int = 3, deadline_ms: int = 2000, concurrency: int = 8):
+        self.max_strikes = max_strikes
+        self.deadline_ms = deadline_ms
+        self.concurrency = concurrency
+
+    def run(
+        self,
+        game_id: str,
+        clients: Sequence[Client],
+        seed: int,
+        options: Mapping[str, Any] | None = None,
+        match_id: str = "local",
+    ) -> MatchRecord:
+        game = get_game(game_id)
+        state = game.new_state(len(clients), seed, options)
+        options_json = game.options_json(state.options)
+        record = MatchRecord(
+            match_id=match_id,
+            game=game.id,
+            seed=seed,
+            options=options_json,
+            players=[c.name for c in clients],
+            strikes=[0] * len(clients),
+        )
+        for seat, client in enumerate(clients):
+            _quietly(
+                client.start,
+                {
+                    "match_id": match_id,
+                    "game": game.id,
+                    "options": options_json,
+                    "seat": seat,
+                    "players": record.players,
+                },
+            )
+        pool = ThreadPoolExecutor(self.concurrency) if self.concurrency > 1 else None
+        try:
+            while (requests := game.pending(state)) != []:
+                self._step(game, state, clients, requests, record, pool)
+        finally:
+            if pool is not None:
+                pool.shutdown(wait=True)
+        outcome = game.outcome(state)
+        assert outcome is not None
+        record.outcome = self._final_outcome(outcome, record.strikes)
+        record.events = [e.to_json() for e in state.events]
+        for seat, client in enumerate(clients):
+            _quietly(
+                client.end,
+                {
+                    "match_id": match_id,
+                    "game": game.id,
+                    "seat": seat,
+                    "outcome": record.outcome,
+                    "view": game.view(state, seat),
+                },
+            )
+        return record
+
+    def _step(
+        self,
+        game: Game,
+        state: State,
+        clients: Sequence[Client],
+        requests: list[Request],
+        record: MatchRecord,
+        pool: ThreadPoolExecutor | None,
+    ) -> None:
+        step = len(record.steps)
+        asked = [r for r in requests if record.strikes[r.seat] < self.max_strikes]
+        payloads = {
+            r.seat: {
+                "match_id": record.match_id,
+                "decision_id": f"{step}:{r.seat}",
+                "game": game.id,
+                "seat": r.seat,
+                "view": game.view(state, r.seat),
+                "legal_actions": r.legal_actions,
+                "deadline_ms": self.deadline_ms,
+            }
+            for r in asked
+        }
+        if len(asked) > 1 and all(hasattr(clients[r.seat], "begin_act") for r in asked):
+            # a reaction window over HTTP: send every request, then read the answers, so
+            # the bots think at the same time without a thread per request
+            begun = [
+                (r, time.perf_counter(), _begin(clients[r.seat], payloads[r.seat])) for r in asked
+            ]
+            replies = {r.seat: _judge(finish, r, started) for r, started, finish in begun}
+        elif pool is not None and len(asked) > 1:
+            # a reaction window of other clients: every seat is asked at once
+            futures = {
+                r.seat: pool.submit(_ask, clients[r.seat], payloads[r.seat], r) for r in asked
+            }
+            replies = {seat: f.result() for seat, f in futures.items()}
+        else:
+            replies = {r.seat: _ask(clients[r.seat], payloads[r.seat], r) for r in asked}
+        answers: dict[int, Action] = {}
+        decisions = []
+        for r in requests:
+            decision: dict[str, Any] = {"seat": r.seat, "kind": r.kind}
+            if r.seat not in replies:
+                answers[r.seat] = r.default_action
+                decision.update(action=r.default_action, default=True, fault="struck_out")
+            else:
+                action, latency_ms, fault, memo = replies[r.seat]
+                if fault is not None:
+                    record.strikes[r.seat] += 1
+                    action = r.default_action
+                answers[r.seat] = action
+                decision.update(
+                    action=action,
+                    default=fault is not None,
+                    fault=fault,
+                    latency_ms=round(latency_ms, 3),
+                )
+                if memo is not None:
+                    decision["memo"] = memo
+            decisions.append(decision)
+        game.apply(state, answers)
+        record.steps.append(
+            {"answers": {str(s): a for s, a in answers.items()}, "decisions": decisions}
+        )
+
+    def _final_outcome(self, outcome: Outcome, strikes: list[int]) -> dict[str, Any]:
+        """Struck-out bots rank after every other bot, whatever the game said."""
+        result = outcome.to_json()
+        out = [s >= self.max_strikes for s in strikes]
+        if any(out):
+            result["game_ranks"] = list(outcome.ranks)
+            result["ranks"] = competition_ranks(
+                [(out[seat], outcome.ranks[seat]) for seat in range(len(strikes))]
+            )
+        result["struck_out"] = [seat for seat, o in enumerate(out) if o]
+        return result
+
+
+def _ask(
+    client: Client, payload: dict[str, Any], request: Request
+) -> tuple[Action, float, str | None, str | None]:
+    return _judge(lambda: client.act(payload), request, time.perf_counter())
+
+
+def _begin(client: Any, payload: dict[str, Any]) -> Callable[[], Any]:
+    """Send the request now; the returned call reads the answer (or raises what failed)."""
+    try:
+        exchange = client.begin_act(payload)
+    except Exception as exc:  # judged like any failure of the exchange
+
+        def failed(error: Exception = exc) -> Any:
+            raise error
+
+        return failed
+    return lambda: client.finish_act(exchange)
+
+
+def _judge(
+    answer: Any, request: Request, started: float
+) -> tuple[Action, float, str | None, str | None]:
+    """Call ``answer()`` and judge what the bot said: (action, latency in ms, fault or
+    None, memo or None).  Never raises."""
+    fault: str | None = None
+    action: Action = request.default_action
+    memo: str | None = None
+    try:
+        reply = answer()
+        if not isinstance(reply, dict) or "action" not in reply:
+            raise BotFault("bad_answer", "the answer must be an object with an 'action'")
+        legal = find_legal(reply["action"], request.legal_actions)
+        if legal is None:
+            raise BotFault("illegal_action", "the action is not in legal_actions")
+        action = legal
+        if isinstance(reply.get("memo"), str):
+            memo = reply["memo"][:MEMO_CAP]
+    except BotFault as exc:
+        fault = exc.kind
+    except Exception as exc:  # a house bot's bug is a fault like any other
+        fault = f"error: {type(exc).__name__}"
+    return action, (time.perf_counter() - started) * 1000.0, fault, memo
+
+
+def _quietly(call: Any, info: dict[str, Any]) -> None:
+    """/start and /end: their answers are ignored and their failures are not strikes."""
+    with contextlib.suppress(Exception):
+        call(info)

@@ -1,0 +1,147 @@
+"""The referee: faults give the default action and a strike, never stop the match."""
+
+from __future__ import annotations
+
+import threading
+from contextlib import ExitStack
+
+import pytest
+
+from arena.clients import HttpClient
+from arena.games import GAMES, make_policy
+from arena.netpolicy import AddressPolicy
+from arena.referee import PolicyClient, Referee, policy_rng
+from arena.replay import check
+from tests.badbots import absent_bot_url, closing_bot, http_bot
+
+MAX_STRIKES = 3
+
+
+def house(game: str, seat: int, seed: int = 1, name: str = "random") -> PolicyClient:
+    return PolicyClient(make_policy(game, name, policy_rng(seed, seat)), f"{name}{seat}")
+
+
+def faults_of(record, seat: int) -> list[str]:
+    return [
+        d["fault"]
+        for step in record.steps
+        for d in step["decisions"]
+        if d["seat"] == seat and d.get("fault")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "fault"),
+    [
+        ("sleepy", "timeout"),
+        ("trickle", "timeout"),
+        ("error500", "http_status"),
+        ("not_json", "not_json"),
+        ("illegal", "illegal_action"),
+        ("huge", "too_large"),
+        ("redirect", "redirect"),
+        ("closer", "connection_closed"),
+        ("absent", "connection_refused"),
+    ],
+)
+def test_a_bad_bot_gets_defaults_and_strikes_and_the_match_completes(behaviour, fault):
+    with ExitStack() as stack:
+        if behaviour == "closer":
+            url = stack.enter_context(closing_bot())
+        elif behaviour == "absent":
+            url = absent_bot_url()
+        else:
+            good = stack.enter_context(http_bot("ok"))
+            url = stack.enter_context(http_bot(behaviour, redirect_to=good + "/act"))
+        bad = HttpClient(url, secret="s3cret", name=behaviour)
+        stack.callback(bad.close)
+        referee = Referee(max_strikes=MAX_STRIKES, deadline_ms=300)
+        record = referee.run("cactus", [bad, house("cactus", 1)], seed=4)
+
+    assert record.outcome is not None
+    faults = faults_of(record, 0)
+    assert faults[:MAX_STRIKES] == [fault] * MAX_STRIKES, faults[:5]
+    assert record.strikes[0] == MAX_STRIKES
+    # once struck out the bot is not asked again: it plays out on default actions
+    assert faults[MAX_STRIKES:] == ["struck_out"] * (len(faults) - MAX_STRIKES)
+    for step in record.steps:
+        for d in step["decisions"]:
+            if d["seat"] == 0:
+                assert d["default"] is True
+    assert record.outcome["ranks"][0] == 2  # a struck-out bot ranks last
+    assert record.outcome["struck_out"] == [0]
+    assert check(record.to_json()) == []  # the record re-simulates: nothing was lost
+
+
+def test_the_referee_is_unaffected_by_bad_bots():
+    threads_before = threading.active_count()
+    for behaviour in ("error500", "illegal", "not_json"):
+        with http_bot(behaviour) as url:
+            bad = HttpClient(url)
+            Referee(deadline_ms=300).run("cactus", [bad, house("cactus", 1)], seed=9)
+            bad.close()
+    with http_bot("ok") as url:
+        good = HttpClient(url)
+        record = Referee().run("cactus", [good, house("cactus", 1)], seed=9)
+        good.close()
+    assert record.strikes == [0, 0]
+    assert not any(faults_of(record, 0))
+    assert threading.active_count() <= threads_before + 2  # the watchdog, a pool thread
+
+
+def test_a_house_bot_that_raises_is_a_fault_too():
+    class Broken:
+        name = "broken"
+
+        def start(self, info):
+            raise RuntimeError("no start")
+
+        def act(self, payload):
+            raise ZeroDivisionError
+
+        def end(self, info):
+            raise RuntimeError("no end")
+
+        def close(self):
+            pass
+
+    record = Referee().run("cactus", [Broken(), house("cactus", 1)], seed=2)
+    assert faults_of(record, 0)[:MAX_STRIKES] == ["error: ZeroDivisionError"] * MAX_STRIKES
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_reaction_windows_ask_every_seat_and_the_record_replays(game):
+    clients = [house(game, seat, 5, "heuristic" if seat == 0 else "random") for seat in range(4)]
+    record = Referee().run(game, clients, seed=5)
+    assert check(record.to_json()) == []
+    assert record.strikes == [0, 0, 0, 0]
+
+
+def test_an_endpoint_refused_by_the_address_policy_is_a_fault_not_a_call():
+    policy = AddressPolicy.for_profile("production")
+    with http_bot("ok") as url:
+        bot = HttpClient(url, check_address=policy.check)
+        record = Referee().run("cactus", [bot, house("cactus", 1)], seed=3)
+        bot.close()
+    assert faults_of(record, 0)[0] == "refused_address"
+
+
+def test_a_memo_is_kept_and_capped():
+    class Chatty:
+        name = "chatty"
+
+        def start(self, info):
+            pass
+
+        def act(self, payload):
+            return {"action": payload["legal_actions"][0], "memo": "m" * 1000}
+
+        def end(self, info):
+            pass
+
+        def close(self):
+            pass
+
+    record = Referee().run("cactus", [Chatty(), house("cactus", 1)], seed=2)
+    memos = [d["memo"] for s in record.steps for d in s["decisions"] if d["seat"] == 0]
+    assert memos and all(m == "m" * 256 for m in memos)
