@@ -1,0 +1,7 @@
+"""The cactus-game heuristic house policy as an HTTP bot:
+``python -m sample_bots.cactus_game_heuristic --port 8001 [--secret S] [--host H]``."""
+
+from sample_bots.policy_bot import main
+
+if __name__ == "__main__":
+    main("cactus-game", "heuristic")

@@ -1,0 +1,7 @@
+"""The president heuristic house policy as an HTTP bot:
+``python -m sample_bots.president_heuristic --port 8001 [--secret S] [--host H]``."""
+
+from sample_bots.policy_bot import main
+
+if __name__ == "__main__":
+    main("president", "heuristic")

@@ -1,0 +1,380 @@
+"""The bot's HTTP server: standard library only, HTTP/1.1 keep-alive.
+
+Each response (status line, headers and body) leaves in one ``sendall`` on a socket with
+``TCP_NODELAY``.  A server that writes the headers and the body separately, with Nagle's
+algorithm on, waits for the client's delayed ACK between the two writes: about 40 ms per
+round trip over loopback, for every decision of every match.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import signal
+import socket
+import sys
+import threading
+import traceback
+from collections.abc import Sequence
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from socketserver import TCPServer
+from typing import Any
+from urllib.parse import urlsplit
+
+from arenabot.bot import Bot, make_answer
+from arenabot.protocol import (
+    DEFAULT_MAX_SKEW,
+    MAX_BODY,
+    REQUIRED_FIELDS,
+    SDK_VERSION,
+    SIGNATURE_HEADER,
+    TIMESTAMP_HEADER,
+    SignatureError,
+    verify,
+)
+
+SECRET_ENV = "ARENA_BOT_SECRET"
+IDLE_TIMEOUT = 300.0  # seconds a keep-alive connection may stay idle before the bot closes it
+ERROR_TEXT_CAP = 300  # characters of an exception message sent back in a 500
+
+
+class BotHandler(BaseHTTPRequestHandler):
+    """One connection: any number of requests (keep-alive) until the client closes it."""
+
+    protocol_version = "HTTP/1.1"
+    server_version = f"arenabot/{SDK_VERSION}"
+    disable_nagle_algorithm = True  # TCP_NODELAY on every accepted socket
+    server: BotServer
+
+    def setup(self) -> None:
+        self.timeout = self.server.idle_timeout
+        super().setup()
+        self.server.track(self.connection)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            self.server.untrack(self.connection)
+
+    # -- requests ----------------------------------------------------------------------
+    def do_GET(self) -> None:
+        if self._read_body() is None:
+            return
+        if self._path() == "/":
+            self._reply(HTTPStatus.OK, self.server.bot.info())
+        else:
+            self._reply(HTTPStatus.NOT_FOUND, {"error": f"no such path: {self._path()}"})
+
+    def do_POST(self) -> None:
+        body = self._read_body()
+        if body is None:
+            return
+        path = self._path()
+        fields = REQUIRED_FIELDS.get(path)
+        if fields is None:
+            self._reply(HTTPStatus.NOT_FOUND, {"error": f"no such path: {path}"})
+            return
+        server = self.server
+        if server.secret is not None:
+            try:
+                verify(
+                    server.secret,
+                    self.headers.get(TIMESTAMP_HEADER),
+                    self.headers.get(SIGNATURE_HEADER),
+                    body,
+                    max_skew=server.max_skew,
+                )
+            except SignatureError as exc:
+                self._reply(HTTPStatus.UNAUTHORIZED, {"error": str(exc)})
+                return
+        request, problem = _parse(body, fields)
+        if problem is not None:
+            self._reply(HTTPStatus.BAD_REQUEST, {"error": problem})
+            return
+        try:
+            with server.bot_lock:
+                answer = server.dispatch(path, request)
+            data = _encode(answer)
+        except Exception as exc:
+            traceback.print_exc()  # the bot's author wants to see their bug
+            text = f"the bot raised {type(exc).__name__}: {exc}"[:ERROR_TEXT_CAP]
+            self._reply(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": text})
+            return
+        self._write(HTTPStatus.OK, data)
+
+    def _path(self) -> str:
+        return urlsplit(self.path).path or "/"
+
+    def _read_body(self) -> bytes | None:
+        """The request body; None when it could not be read, after answering if the
+        client is still there (the connection then closes: the rest of the request was
+        not read)."""
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            return self._refuse(HTTPStatus.LENGTH_REQUIRED, "send the body with a Content-Length")
+        raw = self.headers.get("Content-Length", "0").strip()
+        if not (raw.isascii() and raw.isdigit()):
+            return self._refuse(HTTPStatus.BAD_REQUEST, "bad Content-Length")
+        length = int(raw)
+        if length > self.server.max_body:
+            return self._refuse(
+                HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+                f"the body is larger than {self.server.max_body} bytes",
+            )
+        body = self.rfile.read(length)
+        if len(body) < length:
+            self.close_connection = True  # the client went away mid-body
+            return None
+        return body
+
+    def _refuse(self, status: HTTPStatus, reason: str) -> None:
+        self._reply(status, {"error": reason}, close=True)
+
+    # -- responses ---------------------------------------------------------------------
+    def _reply(self, status: HTTPStatus, payload: dict[str, Any], close: bool = False) -> None:
+        self._write(status, _encode(payload), close)
+
+    def _write(self, status: HTTPStatus, body: bytes, close: bool = False) -> None:
+        """The whole response in one ``sendall`` (see the module's docstring)."""
+        if close:
+            self.close_connection = True
+        head = [
+            f"HTTP/1.1 {status.value} {status.phrase}",
+            f"Server: {self.server_version}",
+            "Content-Type: application/json",
+            f"Content-Length: {len(body)}",
+        ]
+        if status == HTTPStatus.UNAUTHORIZED:
+            head.append("WWW-Authenticate: Arena-HMAC-SHA256")
+        if self.close_connection:
+            head.append("Connection: close")
+        self.connection.sendall(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body)
+        self.log_request(status.value, len(body))
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """Errors the standard library detects itself (a malformed request line, an
+        unsupported method): a JSON body too, in one write, and the connection closes."""
+        status = HTTPStatus(code)
+        self._reply(status, {"error": message or status.phrase}, close=True)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        if self.server.verbose:
+            super().log_message(format, *args)
+
+
+class BotServer(ThreadingHTTPServer):
+    """A bot behind HTTP.  ``serve_in_background()`` runs it in a thread; ``close()`` stops
+    it, closes the open keep-alive connections and waits for their threads."""
+
+    daemon_threads = True
+    block_on_close = False  # close() ends the connections itself, then waits
+
+    def __init__(
+        self,
+        address: tuple[str, int],
+        bot: Bot,
+        *,
+        secret: str | None = None,
+        max_skew: float = DEFAULT_MAX_SKEW,
+        max_body: int = MAX_BODY,
+        idle_timeout: float | None = IDLE_TIMEOUT,
+        verbose: bool = False,
+    ):
+        self.bot = bot
+        self.secret = secret
+        self.max_skew = max_skew
+        self.max_body = max_body
+        self.idle_timeout = idle_timeout
+        self.verbose = verbose
+        self.bot_lock: contextlib.AbstractContextManager[Any] = (
+            contextlib.nullcontext() if bot.thread_safe else threading.Lock()
+        )
+        self._connections: dict[socket.socket, threading.Thread] = {}
+        self._connections_lock = threading.Lock()
+        self._serving = False
+        self._thread: threading.Thread | None = None
+        if ":" in address[0]:
+            self.address_family = socket.AF_INET6
+        super().__init__(address, BotHandler)
+
+    def server_bind(self) -> None:
+        # HTTPServer.server_bind looks the host name up (getfqdn), which can stall
+        TCPServer.server_bind(self)
+        self.server_name, self.server_port = self.server_address[:2]
+
+    @property
+    def port(self) -> int:
+        return self.server_address[1]
+
+    @property
+    def url(self) -> str:
+        host = self.server_address[0]
+        return f"http://[{host}]:{self.port}" if ":" in host else f"http://{host}:{self.port}"
+
+    def dispatch(self, path: str, request: dict[str, Any]) -> dict[str, Any]:
+        """Call the bot for a checked request; the answer to send back."""
+        if path == "/act":
+            return make_answer(self.bot.on_act(request))
+        if path == "/start":
+            self.bot.start(request)
+        else:
+            self.bot.end(request)
+        return {}
+
+    # -- running and stopping ----------------------------------------------------------
+    def serve_forever(self, poll_interval: float = 0.5) -> None:
+        self._serving = True
+        try:
+            super().serve_forever(poll_interval)
+        finally:
+            self._serving = False
+
+    def serve_in_background(self) -> threading.Thread:
+        """Serve from a daemon thread (tests, notebooks); returns that thread."""
+        thread = threading.Thread(
+            target=self.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread = thread
+        thread.start()
+        return thread
+
+    def close(self) -> None:
+        """Stop accepting, end every open connection and wait for its thread."""
+        if self._serving:
+            self.shutdown()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        self.server_close()
+        with self._connections_lock:
+            open_connections = list(self._connections.items())
+        for sock, _ in open_connections:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)  # the handler reads EOF and returns
+        for _, thread in open_connections:
+            if thread is not threading.current_thread():
+                thread.join(timeout=5)
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def track(self, sock: socket.socket) -> None:
+        with self._connections_lock:
+            self._connections[sock] = threading.current_thread()
+
+    def untrack(self, sock: socket.socket) -> None:
+        with self._connections_lock:
+            self._connections.pop(sock, None)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
+            return  # the client went away: nothing to answer, nobody to tell
+        super().handle_error(request, client_address)
+
+
+def _parse(body: bytes, fields: Sequence[str]) -> tuple[dict[str, Any], str | None]:
+    """The request object, or a reason for a 400."""
+    try:
+        request = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return {}, "the body is not UTF-8 JSON"
+    if not isinstance(request, dict):
+        return {}, "the body must be a JSON object"
+    missing = [f for f in fields if f not in request]
+    if missing:
+        return {}, f"missing field(s): {', '.join(missing)}"
+    if "legal_actions" in fields and not (
+        isinstance(request["legal_actions"], list) and request["legal_actions"]
+    ):
+        return {}, "legal_actions must be a non-empty list"
+    return request, None
+
+
+def _encode(payload: Any) -> bytes:
+    return json.dumps(payload, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
+
+
+def make_server(
+    bot: Bot,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    secret: str | None = None,
+    max_skew: float = DEFAULT_MAX_SKEW,
+    *,
+    max_body: int = MAX_BODY,
+    idle_timeout: float | None = IDLE_TIMEOUT,
+    verbose: bool = False,
+) -> BotServer:
+    """A bound server for ``bot``, not yet serving (port 0 picks a free port).  Without
+    a secret, requests are not checked: for local development only."""
+    if not secret:
+        secret = None
+        print(
+            f"arenabot: {bot.name} has no secret: request signatures are NOT checked "
+            f"(local development only; pass --secret or set {SECRET_ENV})",
+            file=sys.stderr,
+        )
+    return BotServer(
+        (host, port),
+        bot,
+        secret=secret,
+        max_skew=max_skew,
+        max_body=max_body,
+        idle_timeout=idle_timeout,
+        verbose=verbose,
+    )
+
+
+def serve(
+    bot: Bot,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    secret: str | None = None,
+    max_skew: float = DEFAULT_MAX_SKEW,
+    *,
+    verbose: bool = False,
+) -> None:
+    """Serve ``bot`` until interrupted (Ctrl-C or SIGTERM), then close cleanly."""
+    server = make_server(bot, host, port, secret, max_skew, verbose=verbose)
+    print(f"arenabot: {bot.name} {bot.version} listening on {server.url}", file=sys.stderr)
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        # a container stops its process with SIGTERM: close as on Ctrl-C
+        previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def run(bot: Bot, argv: Sequence[str] | None = None) -> None:
+    """The command line of a bot module: ``--port``, ``--host``, ``--secret`` (default:
+    the ``ARENA_BOT_SECRET`` environment variable), ``--max-skew``, ``--verbose``."""
+    parser = argparse.ArgumentParser(description=f"Serve the bot {bot.name!r} over HTTP.")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--port", type=int, default=8000, help="port to listen on")
+    parser.add_argument(
+        "--secret",
+        default=os.environ.get(SECRET_ENV),
+        help=f"the secret shared with the arena (default: ${SECRET_ENV})",
+    )
+    parser.add_argument(
+        "--max-skew",
+        type=float,
+        default=DEFAULT_MAX_SKEW,
+        help="seconds a request's timestamp may be away from this clock",
+    )
+    parser.add_argument("--verbose", action="store_true", help="log every request")
+    args = parser.parse_args(argv)
+    serve(bot, args.host, args.port, args.secret, args.max_skew, verbose=args.verbose)
