@@ -1,0 +1,104 @@
+"""Configuration from the environment, with safe local defaults.
+
+With nothing set, everything runs on one machine with no server installed: a SQLite file
+and a file-system Celery broker, both under ``ARENA_DATA_DIR``.  In the production
+profile a missing secret or an embedded database is an error at start-up, not later.
+
+| variable | meaning | default |
+| --- | --- | --- |
+| ``ARENA_PROFILE`` | ``local`` or ``production`` | ``local`` |
+| ``ARENA_DATA_DIR`` | where the embedded database and broker live | ``./arena-data`` |
+| ``ARENA_DATABASE_URL`` | SQLAlchemy URL (PostgreSQL in production) | SQLite file |
+| ``ARENA_BROKER_URL`` | Celery broker (``redis://``, ``amqp://``) | file-system broker |
+| ``ARENA_SECRET_KEY`` | Flask secret (sessions, CSRF) | random per process (local) |
+| ``ARENA_ORGANISER_TOKEN`` | needed to create tournaments, if set | unset: anyone may |
+| ``ARENA_ALLOWED_NETWORKS`` | comma-separated CIDRs bots may live in | none |
+| ``ARENA_DEADLINE_MS`` | time a bot has for one answer | 2000 |
+| ``ARENA_MAX_STRIKES`` | faults before a bot plays out on defaults | 3 |
+| ``ARENA_LADDER_INTERVAL`` | seconds between ladder rounds (Celery beat) | 30 |
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from arena.netpolicy import AddressPolicy
+
+
+class ConfigError(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class Config:
+    profile: str = "local"
+    data_dir: Path = Path("arena-data")
+    database_url: str = ""
+    broker_url: str = ""
+    secret_key: str = ""
+    organiser_token: str | None = None
+    allowed_networks: tuple[str, ...] = ()
+    deadline_ms: int = 2000
+    max_strikes: int = 3
+    ladder_interval: float = 30.0
+    testing: bool = False
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def embedded_broker(self) -> bool:
+        return self.broker_url.startswith("filesystem://")
+
+    @property
+    def address_policy(self) -> AddressPolicy:
+        return AddressPolicy.for_profile(self.profile, self.allowed_networks)
+
+    def broker_folders(self) -> dict[str, Any]:
+        """The file-system broker's folders (created on demand)."""
+        base = self.data_dir / "broker"
+        folders = {"data_folder_in": base / "queue", "data_folder_out": base / "queue"}
+        folders["processed_folder"] = base / "processed"
+        folders["control_folder"] = base / "control"  # else kombu writes into the cwd
+        for path in folders.values():
+            path.mkdir(parents=True, exist_ok=True)
+        # the broker polls its folder; a tenth of a second keeps the demo lively
+        return {**{k: str(v) for k, v in folders.items()}, "polling_interval": 0.1}
+
+
+def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
+    env = os.environ if env is None else env
+    profile = env.get("ARENA_PROFILE", "local")
+    if profile not in ("local", "production"):
+        raise ConfigError(f"ARENA_PROFILE must be local or production, not {profile!r}")
+    data_dir = Path(env.get("ARENA_DATA_DIR", "arena-data")).resolve()
+    database_url = env.get("ARENA_DATABASE_URL") or f"sqlite:///{data_dir / 'arena.sqlite3'}"
+    broker_url = env.get("ARENA_BROKER_URL") or "filesystem://"
+    secret_key = env.get("ARENA_SECRET_KEY", "")
+    if profile == "production":
+        if not secret_key:
+            raise ConfigError("ARENA_SECRET_KEY must be set in the production profile")
+        if database_url.startswith("sqlite"):
+            raise ConfigError("the production profile needs ARENA_DATABASE_URL (PostgreSQL)")
+        if broker_url.startswith("filesystem"):
+            raise ConfigError("the production profile needs ARENA_BROKER_URL (Redis, RabbitMQ)")
+    networks = tuple(n.strip() for n in env.get("ARENA_ALLOWED_NETWORKS", "").split(",") if n)
+    config = Config(
+        profile=profile,
+        data_dir=data_dir,
+        database_url=database_url,
+        broker_url=broker_url,
+        secret_key=secret_key or secrets.token_hex(32),
+        organiser_token=env.get("ARENA_ORGANISER_TOKEN") or None,
+        allowed_networks=networks,
+        deadline_ms=int(env.get("ARENA_DEADLINE_MS", "2000")),
+        max_strikes=int(env.get("ARENA_MAX_STRIKES", "3")),
+        ladder_interval=float(env.get("ARENA_LADDER_INTERVAL", "30")),
+    )
+    AddressPolicy.for_profile(profile, networks)  # a bad CIDR fails here, at start-up
+    if database_url.startswith("sqlite"):
+        data_dir.mkdir(parents=True, exist_ok=True)
+    return replace(config, **overrides)

@@ -1,0 +1,193 @@
+"""The database: bots, tournaments, matches, replays, ratings and their history.
+
+SQLAlchemy 2 declarative models; the schema itself is owned by the alembic migrations in
+``arena/migrations`` (``arena db upgrade``), which tests check against these models.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+class Base(DeclarativeBase):
+    type_annotation_map = {
+        dict[str, Any]: JSON,
+        list[Any]: JSON,
+        dt.datetime: DateTime(timezone=True),
+    }
+
+
+class Bot(Base):
+    __tablename__ = "bots"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    endpoint: Mapped[str] = mapped_column(String(512))
+    owner: Mapped[str] = mapped_column(String(64))
+    owner_token_hash: Mapped[str] = mapped_column(String(128))
+    # kept to sign every request to the bot; shown to the owner once, at registration
+    signing_secret: Mapped[str] = mapped_column(String(128))
+    games: Mapped[list[Any]] = mapped_column(default=list)
+    status: Mapped[str] = mapped_column(String(16), default="active")  # active|disabled|deleted
+    description: Mapped[str] = mapped_column(String(500), default="")
+    info: Mapped[dict[str, Any]] = mapped_column(default=dict)  # its answer to GET /
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[dt.datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class Tournament(Base):
+    __tablename__ = "tournaments"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(100))
+    game: Mapped[str] = mapped_column(String(32))
+    options: Mapped[dict[str, Any]] = mapped_column(default=dict)  # resolved, complete
+    seats_per_match: Mapped[int] = mapped_column(Integer)
+    games_per_pairing: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    status: Mapped[str] = mapped_column(String(16), default="running")  # |finished|cancelled
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[dt.datetime | None] = mapped_column(default=None)
+
+    entries: Mapped[list[TournamentEntry]] = relationship(
+        back_populates="tournament", cascade="all, delete-orphan", order_by="TournamentEntry.bot_id"
+    )
+    matches: Mapped[list[Match]] = relationship(back_populates="tournament", order_by="Match.id")
+
+
+class TournamentEntry(Base):
+    __tablename__ = "tournament_entries"
+
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), primary_key=True)
+
+    tournament: Mapped[Tournament] = relationship(back_populates="entries")
+    bot: Mapped[Bot] = relationship()
+
+
+class Match(Base):
+    __tablename__ = "matches"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int | None] = mapped_column(
+        ForeignKey("tournaments.id"), index=True, default=None
+    )
+    kind: Mapped[str] = mapped_column(String(16), default="tournament")  # |ladder
+    game: Mapped[str] = mapped_column(String(32), index=True)
+    options: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    status: Mapped[str] = mapped_column(String(16), default="queued", index=True)
+    # queued -> running -> finished | failed; cancelled from queued
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    rated: Mapped[bool] = mapped_column(Boolean, default=True)
+    # the order in which results changed the ratings (what a rebuild replays)
+    rating_seq: Mapped[int | None] = mapped_column(Integer, unique=True, default=None)
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    error: Mapped[str | None] = mapped_column(String(500), default=None)
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    started_at: Mapped[dt.datetime | None] = mapped_column(default=None)
+    finished_at: Mapped[dt.datetime | None] = mapped_column(default=None)
+
+    tournament: Mapped[Tournament | None] = relationship(back_populates="matches")
+    seats: Mapped[list[MatchSeat]] = relationship(
+        back_populates="match", cascade="all, delete-orphan", order_by="MatchSeat.seat"
+    )
+
+
+class MatchSeat(Base):
+    __tablename__ = "match_seats"
+
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), index=True)
+    rank: Mapped[int | None] = mapped_column(Integer, default=None)
+    score: Mapped[float | None] = mapped_column(Float, default=None)
+    strikes: Mapped[int] = mapped_column(Integer, default=0)
+
+    match: Mapped[Match] = relationship(back_populates="seats")
+    bot: Mapped[Bot] = relationship()
+
+
+class Replay(Base):
+    __tablename__ = "replays"
+
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    record: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
+class Rating(Base):
+    """The live Elo of a bot in a game."""
+
+    __tablename__ = "ratings"
+
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), primary_key=True)
+    game: Mapped[str] = mapped_column(String(32), primary_key=True)
+    elo: Mapped[float] = mapped_column(Float)
+    matches: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[dt.datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+    bot: Mapped[Bot] = relationship()
+
+
+class RatingChange(Base):
+    __tablename__ = "rating_changes"
+    __table_args__ = (UniqueConstraint("match_id", "bot_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"), index=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), index=True)
+    game: Mapped[str] = mapped_column(String(32))
+    before: Mapped[float] = mapped_column(Float)
+    after: Mapped[float] = mapped_column(Float)
+
+
+class FittedRating(Base):
+    """The order-independent maximum-likelihood rating, refit from the whole history."""
+
+    __tablename__ = "fitted_ratings"
+
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), primary_key=True)
+    game: Mapped[str] = mapped_column(String(32), primary_key=True)
+    rating: Mapped[float] = mapped_column(Float)
+    low: Mapped[float] = mapped_column(Float)
+    high: Mapped[float] = mapped_column(Float)
+    matches: Mapped[int] = mapped_column(Integer)
+    fitted_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+
+
+class Ladder(Base):
+    """Per game: whether Celery beat keeps scheduling rated matches among active bots."""
+
+    __tablename__ = "ladders"
+
+    game: Mapped[str] = mapped_column(String(32), primary_key=True)
+    enabled: Mapped[bool] = mapped_column(Boolean, default=False)
+    seats_per_match: Mapped[int] = mapped_column(Integer, default=2)
+    updated_at: Mapped[dt.datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class Counter(Base):
+    """Named counters taken under a row lock (the rating sequence)."""
+
+    __tablename__ = "counters"
+
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    value: Mapped[int] = mapped_column(Integer, default=0)

@@ -1,0 +1,202 @@
+"""The server end to end, in both lanes, with real Celery worker processes and real HTTP
+bots: tournaments, duplicate deliveries, concurrent results and rating rebuilds."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import ExitStack
+
+import pytest
+from arenabot import make_server
+from sqlalchemy import func, select
+
+from arena.app import create_app
+from arena.models import Match, MatchSeat, Rating, RatingChange, Replay
+from arena.replay import check
+from arena.tasks import enqueue_matches, rebuild_ratings
+from sample_bots.policy_bot import PolicyBot
+from tests.lanes import Lane, lane, wait_for
+
+pytestmark = pytest.mark.xdist_group("server")
+
+
+@pytest.fixture(scope="module", params=["embedded", "services"])
+def server(request, tmp_path_factory) -> Iterator[Lane]:
+    with lane(request.param, tmp_path_factory.mktemp(request.param)) as the_lane:
+        yield the_lane
+
+
+@pytest.fixture(scope="module")
+def api(server):
+    return create_app(server.config).test_client()
+
+
+@pytest.fixture(scope="module")
+def bots(server, api) -> Iterator[dict[str, list[int]]]:
+    """Sample bots over HTTP on loopback, registered through the API, signing on."""
+    lineup = {
+        "cactus": ["heuristic", "random", "random", "random", "heuristic"],
+        "president": ["heuristic", "random", "random"],
+    }
+    ids: dict[str, list[int]] = {}
+    with ExitStack() as stack:
+        for game, policies in lineup.items():
+            for i, policy in enumerate(policies):
+                bot_server = make_server(PolicyBot(game, policy), "127.0.0.1", 0, secret=None)
+                bot_server.serve_in_background()
+                stack.callback(bot_server.close)
+                answer = api.post(
+                    "/api/bots",
+                    json={
+                        "name": f"{server.name}-{game}-{policy}-{i}",
+                        "endpoint": bot_server.url,
+                        "owner": "tests",
+                        "games": [game],
+                    },
+                )
+                assert answer.status_code == 201, answer.json
+                bot_server.secret = answer.json["signing_secret"]
+                ids.setdefault(game, []).append(answer.json["id"])
+        yield ids
+
+
+def finished(server: Lane, match_ids: list[int]) -> bool:
+    with server.db.session() as s:
+        statuses = s.scalars(select(Match.status).where(Match.id.in_(match_ids))).all()
+    return all(status in ("finished", "failed") for status in statuses)
+
+
+def test_a_round_robin_is_played_by_the_workers(server, api, bots):
+    answer = api.post(
+        "/api/tournaments",
+        json={
+            "name": "rr",
+            "game": "president",
+            "bot_ids": bots["president"],
+            "seats_per_match": 3,
+            "games_per_pairing": 3,
+            "seed": 11,
+        },
+    )
+    assert answer.status_code == 201, answer.json
+    tid = answer.json["id"]
+
+    def over() -> bool:
+        return api.get(f"/api/tournaments/{tid}").json["status"] == "finished"
+
+    wait_for(over, what="the president round robin")
+    tournament = api.get(f"/api/tournaments/{tid}").json
+    assert tournament["progress"]["finished"] == 3
+    assert sum(row["matches"] for row in tournament["standings"]) == 9
+    # every bot played every seat once
+    with server.db.session() as s:
+        seats = s.execute(
+            select(MatchSeat.bot_id, MatchSeat.seat).join(Match).where(Match.tournament_id == tid)
+        ).all()
+    assert sorted(seats) == sorted((b, k) for b in bots["president"] for k in range(3))
+    # the replay of a finished match, through the API, re-simulates to the same outcome
+    match_id = api.get(f"/api/matches?tournament_id={tid}").json[0]["id"]
+    record = api.get(f"/api/matches/{match_id}/replay").json
+    assert check(record) == []
+    assert record["strikes"] == [0, 0, 0]  # signed requests were accepted by the bots
+
+
+def _matches(server: Lane, game: str, bot_ids: list[int], count: int) -> list[int]:
+    ids = []
+    with server.db.session() as s:
+        for i in range(count):
+            pair = [bot_ids[i % len(bot_ids)], bot_ids[(i + 1 + i // len(bot_ids)) % len(bot_ids)]]
+            if pair[0] == pair[1]:
+                pair[1] = bot_ids[(i + 2) % len(bot_ids)]
+            match = Match(game=game, kind="ladder", options={}, seed=1000 + i)
+            match.seats = [MatchSeat(seat=k, bot_id=b) for k, b in enumerate(pair)]
+            s.add(match)
+            s.flush()
+            ids.append(match.id)
+    return ids
+
+
+def test_run_match_delivered_twice_records_one_result(server, bots):
+    [match_id] = _matches(server, "cactus", bots["cactus"], 1)
+    enqueue_matches(server.config, [match_id, match_id, match_id])  # three deliveries
+    wait_for(lambda: finished(server, [match_id]))
+    wait_for(lambda: _quiet(server), what="the duplicate deliveries")
+    with server.db.session() as s:
+        assert s.scalar(select(func.count()).where(Replay.match_id == match_id)) == 1
+        changes = s.scalar(select(func.count()).where(RatingChange.match_id == match_id))
+        assert changes == 2
+        assert s.get(Match, match_id).status == "finished"
+
+
+def _quiet(server: Lane) -> bool:
+    """No match is running any more (late duplicates have had their say)."""
+    with server.db.session() as s:
+        return not s.scalar(select(func.count()).where(Match.status == "running"))
+
+
+def test_forty_concurrent_results_leave_ratings_equal_to_a_rebuild(server, bots):
+    ids = _matches(server, "cactus", bots["cactus"], 40)
+    enqueue_matches(server.config, ids)
+    wait_for(lambda: finished(server, ids), timeout=240)
+    report = rebuild_ratings(server.db, "cactus")
+    assert report["differences"] == {}
+    with server.db.session() as s:
+        stored = {r.bot_id: r.elo for r in s.scalars(select(Rating).where(Rating.game == "cactus"))}
+        assert set(stored) == set(bots["cactus"])
+        rated = s.scalar(
+            select(func.count()).where(Match.rating_seq.is_not(None), Match.game == "cactus")
+        )
+    assert report["matches"] == rated >= 40
+    # and through the command line, as an operator would run it
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "ratings", "rebuild", "--game", "cactus"],
+        env={**__import__("os").environ, **server.env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "equal to what is stored" in done.stdout
+
+
+def test_the_ladder_pairs_bots_close_in_rating(server, api, bots):
+    from arena.tasks import schedule_ladder
+
+    answer = api.put("/api/ladders/cactus", json={"enabled": True, "seats_per_match": 2})
+    assert answer.status_code == 200, answer.json
+    created = schedule_ladder(server.db, server.config, seed=3)
+    assert len(created) == len(bots["cactus"]) // 2
+    with server.db.session() as s:
+        elo = {r.bot_id: r.elo for r in s.scalars(select(Rating).where(Rating.game == "cactus"))}
+        ranking = sorted(bots["cactus"], key=lambda b: (-elo.get(b, 1500.0), b))
+        for match_id in created:
+            seats = [seat.bot_id for seat in s.get(Match, match_id).seats]
+            positions = sorted(ranking.index(b) for b in seats)
+            assert positions[1] - positions[0] == 1  # neighbours in the ranking
+    assert schedule_ladder(server.db, server.config, seed=4) == []  # one round at a time
+    wait_for(lambda: finished(server, created))
+    api.put("/api/ladders/cactus", json={"enabled": False, "seats_per_match": 2})
+    assert schedule_ladder(server.db, server.config, seed=5) == []
+
+
+def test_the_worker_survives_a_bot_that_disappears(server, api, bots):
+    bot_server = make_server(PolicyBot("cactus", "random"), "127.0.0.1", 0, secret=None)
+    thread = threading.Thread(target=bot_server.serve_forever, daemon=True)
+    thread.start()
+    answer = api.post(
+        "/api/bots",
+        json={"name": f"{server.name}-gone", "endpoint": bot_server.url, "owner": "tests",
+              "games": ["cactus"]},
+    )  # fmt: skip
+    assert answer.status_code == 201
+    gone = answer.json["id"]
+    bot_server.close()  # registered, then gone
+    [match_id] = _matches(server, "cactus", [gone, bots["cactus"][0]], 1)
+    enqueue_matches(server.config, [match_id])
+    wait_for(lambda: finished(server, [match_id]))
+    record = api.get(f"/api/matches/{match_id}/replay").json
+    assert record["outcome"]["struck_out"] == [0]
+    assert record["outcome"]["ranks"][0] == 2
