@@ -1,0 +1,26 @@
+"""JSON API blueprints (flask-smorest); registered by ``create_app``."""
+
+from __future__ import annotations
+
+from flask_smorest import Api
+
+from arena.api import bots, docs, games, matches, ratings, tournaments
+
+BLUEPRINTS = (bots.blp, tournaments.blp, matches.blp, ratings.blp, games.blp)
+
+# once per app, with the first API blueprint
+games.blp.record_once(docs.register_assets)
+
+
+def register_api(api: Api) -> None:
+    """Register every blueprint of the JSON API (filled in by the API modules)."""
+    api.spec.components.security_scheme(
+        "bearerAuth",
+        {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "a bot's owner token, or the organiser token",
+        },
+    )
+    for blueprint in BLUEPRINTS:
+        api.register_blueprint(blueprint)

@@ -1,0 +1,127 @@
+"""``/api/bots``: registration and management of bot endpoints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask.views import MethodView
+from sqlalchemy import select
+
+from arena import services
+from arena.api.common import (
+    BEARER,
+    PAGINATION_HEADERS_DOC,
+    ApiBlueprint,
+    as_row,
+    bearer_token,
+    config,
+    database,
+    paged,
+)
+from arena.api.schemas import (
+    BotCreateSchema,
+    BotDetailSchema,
+    BotListArgsSchema,
+    BotRegisteredSchema,
+    BotSchema,
+    BotUpdateSchema,
+)
+from arena.models import Bot, Rating
+
+blp = ApiBlueprint(
+    "bots", __name__, url_prefix="/api/bots", description="Bot endpoints and their owners."
+)
+
+
+@blp.route("")
+class Bots(MethodView):
+    @blp.arguments(BotListArgsSchema, location="query")
+    @blp.response(200, BotSchema(many=True), headers=PAGINATION_HEADERS_DOC)
+    def get(self, query: dict[str, Any]) -> tuple[list[Bot], int, dict[str, str]]:
+        """List bots (by name)
+
+        Deleted bots only with ``status=deleted``.  No token or secret is ever listed.
+        """
+        statement = select(Bot)
+        if "status" in query:
+            statement = statement.where(Bot.status == query["status"])
+        else:
+            statement = statement.where(Bot.status != "deleted")
+        with database().session() as session:
+            bots = list(session.scalars(statement.order_by(Bot.name)))
+            if "game" in query:  # games is a JSON list: filtered here, portably
+                bots = [b for b in bots if query["game"] in b.games]
+        start = (query["page"] - 1) * query["page_size"]
+        return paged(query, bots[start : start + query["page_size"]], len(bots))
+
+    @blp.arguments(BotCreateSchema)
+    @blp.response(201, BotRegisteredSchema)
+    def post(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Register a bot
+
+        The arena calls the endpoint's ``GET /`` first: it must answer apiversion "1" and
+        the games it plays.  The answer holds the owner token and the signing secret: they
+        are shown this once only.
+        """
+        with database().session() as session:
+            bot, owner_token, signing_secret = services.register_bot(session, config(), **data)
+            return as_row(
+                bot,
+                BotRegisteredSchema,
+                owner_token=owner_token,
+                signing_secret=signing_secret,
+            )
+
+
+def _bot_detail(session: Any, bot: Bot) -> dict[str, Any]:
+    ratings = session.scalars(select(Rating).where(Rating.bot_id == bot.id).order_by(Rating.game))
+    return as_row(
+        bot,
+        BotDetailSchema,
+        ratings=[{"game": r.game, "elo": r.elo, "matches": r.matches} for r in ratings],
+    )
+
+
+@blp.route("/<int:bot_id>")
+class BotById(MethodView):
+    @blp.response(200, BotDetailSchema)
+    def get(self, bot_id: int) -> dict[str, Any]:
+        """One bot, with its Elo in each game"""
+        with database().session() as session:
+            return _bot_detail(session, services.get_bot(session, bot_id))
+
+    @blp.arguments(BotUpdateSchema)
+    @blp.response(200, BotDetailSchema)
+    @blp.doc(security=BEARER)
+    def patch(self, data: dict[str, Any], bot_id: int) -> dict[str, Any]:
+        """Change a bot (its owner only)
+
+        A new (or the same) endpoint is checked again with ``GET /``, which also refreshes
+        what the bot declares.
+        """
+        token = bearer_token()
+        info = None
+        if "endpoint" in data:
+            # the owner is checked before the arena calls anything, and the bot is called
+            # outside the write transaction
+            with database().session() as session:
+                services.check_owner(session, services.get_bot(session, bot_id), token)
+            info = services.fetch_bot_info(config(), data["endpoint"])
+        with database().session() as session:
+            bot = services.get_bot(session, bot_id)
+            services.check_owner(session, bot, token)
+            services.update_bot(session, config(), bot, info=info, **data)
+            return _bot_detail(session, bot)
+
+    @blp.response(204)
+    @blp.doc(security=BEARER)
+    def delete(self, bot_id: int) -> None:
+        """Delete a bot (its owner only)
+
+        A soft delete: its matches, replays and rating history stay; its queued matches
+        are cancelled and it is never called again.
+        """
+        with database().session() as session:
+            bot = services.get_bot(session, bot_id)
+            services.check_owner(session, bot, bearer_token())
+            services.delete_bot(session, bot)

@@ -1,0 +1,142 @@
+"""What every API blueprint shares: the argument parser, error mapping and request helpers."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, NoReturn
+
+import flask
+import marshmallow as ma
+from flask import Response, current_app, request
+from flask_smorest import Blueprint
+from flask_smorest.pagination import PAGINATION_HEADER
+from webargs.flaskparser import FlaskParser
+from werkzeug.exceptions import HTTPException, default_exceptions
+
+from arena.config import Config
+from arena.db import Database
+from arena.services import ServiceError
+
+BEARER = [{"bearerAuth": []}]  # the OpenAPI security requirement of protected operations
+PAGINATION_HEADER_NAME = "X-Pagination"
+PAGINATION_HEADERS_DOC = {PAGINATION_HEADER_NAME: PAGINATION_HEADER}  # for @blp.response
+
+
+def _summary(messages: Any, prefix: str = "") -> list[str]:
+    """``{"json": {"name": ["Too long."]}}`` -> ``["json.name: Too long."]``."""
+    if isinstance(messages, Mapping):
+        lines = []
+        for key, value in messages.items():
+            where = key if key != "_schema" else ""
+            lines += _summary(value, f"{prefix}.{where}" if prefix and where else prefix or where)
+        return lines
+    if isinstance(messages, list) and all(isinstance(m, str) for m in messages):
+        text = " ".join(m.rstrip(".") + "." for m in messages).rstrip(".")
+        return [f"{prefix}: {text}" if prefix else text]
+    if isinstance(messages, list):
+        return [line for m in messages for line in _summary(m, prefix)]
+    return [f"{prefix}: {messages}" if prefix else str(messages)]
+
+
+def _abort(status: int, message: str, messages: Any, exc: Exception) -> NoReturn:
+    try:
+        flask.abort(status, message)
+    except HTTPException as err:
+        # the app's error handler shows data["messages"] as "errors", field by field
+        err.data = {"messages": messages}  # type: ignore[attr-defined]
+        err.exc = exc  # type: ignore[attr-defined]
+        raise
+
+
+class ArenaParser(FlaskParser):
+    """webargs' parser, except that every location uses the schema's ``unknown`` (RAISE:
+    a misspelt query argument is an error, not silently ignored) and that a validation
+    error says what is wrong in its message as well as field by field."""
+
+    def __init__(self) -> None:
+        super().__init__(unknown=None)
+
+    def handle_error(
+        self,
+        error: ma.ValidationError,
+        req: flask.Request,
+        schema: ma.Schema,
+        *,
+        error_status_code: int | None,
+        error_headers: Mapping[str, str] | None,
+    ) -> NoReturn:
+        status = error_status_code or self.DEFAULT_VALIDATION_STATUS
+        message = "invalid input: " + "; ".join(_summary(error.messages))
+        _abort(status, message, error.messages, error)
+
+    def _handle_invalid_json_error(
+        self,
+        error: json.JSONDecodeError | UnicodeDecodeError,
+        req: flask.Request,
+        *args: Any,
+        **kwargs: Any,
+    ) -> NoReturn:
+        _abort(400, "the body is not valid JSON", {"json": ["Invalid JSON body."]}, error)
+
+
+def _service_error(exc: ServiceError) -> Response:
+    """A ServiceError becomes the HTTP error of its status, formatted by the app's one
+    JSON error helper."""
+    http_exc = default_exceptions.get(exc.status, default_exceptions[400])(exc.message)
+    http_exc.code = exc.status
+    response = flask.make_response(current_app.handle_http_exception(http_exc))
+    if exc.status == 401:
+        response.headers["WWW-Authenticate"] = "Bearer"
+    return response
+
+
+class ApiBlueprint(Blueprint):
+    ARGUMENTS_PARSER = ArenaParser()
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.register_error_handler(ServiceError, _service_error)
+
+
+def database() -> Database:
+    return current_app.extensions["arena.db"]
+
+
+def config() -> Config:
+    return current_app.extensions["arena.config"]
+
+
+def bearer_token() -> str | None:
+    """The token of ``Authorization: Bearer <token>``, or None."""
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    token = token.strip()
+    return token if scheme.lower() == "bearer" and token else None
+
+
+def as_row(obj: object, schema: type[ma.Schema], **extra: Any) -> dict[str, Any]:
+    """The schema's fields read from ``obj`` (not yet serialised: the response schema
+    does that), with the computed ``extra`` values: for answers that add to a model."""
+    return {
+        **{name: getattr(obj, name) for name in schema().fields if name not in extra},
+        **extra,
+    }
+
+
+def paged(
+    query: Mapping[str, Any], items: list[Any], total: int
+) -> tuple[list[Any], int, dict[str, str]]:
+    """A list answer: the page's items as the body, the pagination metadata in the
+    ``X-Pagination`` header (flask-smorest's format, as ``@blp.paginate`` writes it)."""
+    page, page_size = query["page"], query["page_size"]
+    metadata: dict[str, int] = {"total": total, "total_pages": -(-total // page_size)}
+    if total:
+        last = metadata["total_pages"]
+        metadata.update(first_page=1, last_page=last)
+        if page <= last:
+            metadata["page"] = page
+            if page > 1:
+                metadata["previous_page"] = page - 1
+            if page < last:
+                metadata["next_page"] = page + 1
+    return items, 200, {PAGINATION_HEADER_NAME: json.dumps(metadata)}

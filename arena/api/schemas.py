@@ -1,0 +1,326 @@
+"""Marshmallow schemas of the JSON API: what it accepts (unknown fields rejected, types
+strict, sizes bounded) and what it answers (an allow-list: tokens and secrets are in no
+answer schema but the one of registration)."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+from arena.games import GAMES
+from arena.services import BOT_STATUSES, MATCH_STATUSES, MAX_ID, MAX_SEED
+
+MAX_PAGE_SIZE = 100
+MAX_SEATS = 16
+MAX_TOURNAMENT_BOTS = 100
+MAX_OPTIONS = 64
+
+# a bot's name: letters, digits and a few separators, not starting with a separator
+NAME_PATTERN = r"^\w[\w .+\-()#]*$"
+
+
+class StrictInteger(fields.Integer):
+    """A JSON number that is a whole number: not a string, a float or a boolean."""
+
+    def __init__(self, **kwargs: Any):
+        super().__init__(strict=True, **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
+        if isinstance(value, bool):
+            raise self.make_error("invalid")
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
+class StrictBoolean(fields.Boolean):
+    """``true`` or ``false`` only (not 1, "yes" or "on")."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid")
+        return value
+
+
+def _plain_endpoint(url: str) -> None:
+    """No credentials, query or fragment: the endpoint is shown to everyone."""
+    parts = urlsplit(url)
+    if parts.username is not None or parts.password is not None:
+        raise ValidationError("The endpoint must not contain credentials.")
+    if parts.query or parts.fragment:
+        raise ValidationError("The endpoint must not have a query or a fragment.")
+
+
+def endpoint_field(**kwargs: Any) -> fields.Url:
+    return fields.Url(
+        schemes={"http", "https"},
+        require_tld=False,  # loopback and in-cluster names for local and compose setups
+        validate=[validate.Length(max=512), _plain_endpoint],
+        **kwargs,
+    )
+
+
+def bot_name_field(**kwargs: Any) -> fields.String:
+    return fields.String(
+        validate=[
+            validate.Length(min=1, max=64),
+            validate.Regexp(
+                NAME_PATTERN,
+                error="Use letters, digits, spaces and . + - ( ) # _ ; start with a letter "
+                "or a digit.",
+            ),
+        ],
+        **kwargs,
+    )
+
+
+def games_field(**kwargs: Any) -> fields.List:
+    return fields.List(
+        fields.String(validate=validate.Length(min=1, max=32)),
+        validate=validate.Length(min=1, max=len(GAMES)),
+        **kwargs,
+    )
+
+
+# -- common ---------------------------------------------------------------------------------
+class PageArgsSchema(Schema):
+    """Page arguments of list answers (their metadata is in the X-Pagination header)."""
+
+    page = fields.Integer(load_default=1, validate=validate.Range(min=1, max=1_000_000))
+    page_size = fields.Integer(load_default=20, validate=validate.Range(min=1, max=MAX_PAGE_SIZE))
+
+
+# -- bots -----------------------------------------------------------------------------------
+class BotCreateSchema(Schema):
+    name = bot_name_field(required=True)
+    endpoint = endpoint_field(required=True)
+    owner = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    description = fields.String(load_default="", validate=validate.Length(max=500))
+    games = games_field(load_default=None, metadata={"description": "default: all it declares"})
+
+
+class BotUpdateSchema(Schema):
+    name = bot_name_field()
+    endpoint = endpoint_field(metadata={"description": "checked again with GET /"})
+    description = fields.String(validate=validate.Length(max=500))
+    status = fields.String(validate=validate.OneOf(["active", "disabled"]))
+    games = games_field()
+
+    @validates_schema
+    def _not_empty(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if not data:
+            raise ValidationError("Give at least one field to change.")
+
+
+class BotListArgsSchema(PageArgsSchema):
+    status = fields.String(
+        validate=validate.OneOf(BOT_STATUSES),
+        metadata={"description": "default: active and disabled bots"},
+    )
+    game = fields.String(validate=validate.OneOf(sorted(GAMES)))
+
+
+class BotRatingSchema(Schema):
+    game = fields.String()
+    elo = fields.Float()
+    matches = fields.Integer()
+
+
+class BotSchema(Schema):
+    id = fields.Integer()
+    name = fields.String()
+    endpoint = fields.String()
+    owner = fields.String()
+    description = fields.String()
+    games = fields.List(fields.String())
+    status = fields.String()
+    info = fields.Dict(metadata={"description": "the bot's answer to GET /"})
+    created_at = fields.DateTime()
+    updated_at = fields.DateTime()
+
+
+class BotDetailSchema(BotSchema):
+    ratings = fields.List(fields.Nested(BotRatingSchema))
+
+
+class BotRegisteredSchema(BotSchema):
+    owner_token = fields.String(
+        metadata={"description": "shown once: send it as Authorization: Bearer to manage the bot"}
+    )
+    signing_secret = fields.String(
+        metadata={"description": "shown once: the key of the X-Arena-Signature HMAC"}
+    )
+
+
+# -- tournaments ----------------------------------------------------------------------------
+class TournamentCreateSchema(Schema):
+    name = fields.String(required=True, validate=validate.Length(min=1, max=100))
+    game = fields.String(required=True, validate=validate.Length(min=1, max=32))
+    preset = fields.String(validate=validate.Length(min=1, max=64))
+    options = fields.Dict(
+        keys=fields.String(validate=validate.Length(min=1, max=64)),
+        values=fields.Raw(allow_none=True),
+        validate=validate.Length(max=MAX_OPTIONS),
+        load_default=None,
+    )
+    bot_ids = fields.List(
+        StrictInteger(validate=validate.Range(min=1, max=MAX_ID)),
+        required=True,
+        validate=validate.Length(min=2, max=MAX_TOURNAMENT_BOTS),
+    )
+    seats_per_match = StrictInteger(required=True, validate=validate.Range(min=2, max=MAX_SEATS))
+    games_per_pairing = StrictInteger(required=True, validate=validate.Range(min=1, max=1000))
+    seed = StrictInteger(load_default=None, validate=validate.Range(min=0, max=MAX_SEED))
+
+    @validates_schema
+    def _one_preset(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if data.get("preset") is not None and "preset" in (data.get("options") or {}):
+            raise ValidationError("Give the preset either as 'preset' or in 'options'.")
+
+
+class TournamentListArgsSchema(PageArgsSchema):
+    game = fields.String(validate=validate.OneOf(sorted(GAMES)))
+    status = fields.String(validate=validate.OneOf(["running", "finished", "cancelled"]))
+
+
+class ProgressSchema(Schema):
+    total = fields.Integer()
+    queued = fields.Integer()
+    running = fields.Integer()
+    finished = fields.Integer()
+    failed = fields.Integer()
+    cancelled = fields.Integer()
+
+
+class StandingSchema(Schema):
+    bot_id = fields.Integer()
+    name = fields.String()
+    matches = fields.Integer()
+    points = fields.Float()
+    wins = fields.Integer()
+    mean_rank = fields.Float(allow_none=True)
+
+
+class CrossCellSchema(Schema):
+    wins = fields.Integer()
+    draws = fields.Integer()
+    losses = fields.Integer()
+
+
+class EntrySchema(Schema):
+    id = fields.Integer()
+    name = fields.String()
+
+
+class CrosstableSchema(Schema):
+    bots = fields.List(fields.Nested(EntrySchema))
+    cells = fields.Dict(
+        keys=fields.String(),
+        values=fields.Dict(keys=fields.String(), values=fields.Nested(CrossCellSchema)),
+        metadata={"description": "cells[a][b]: a's pairwise results against b"},
+    )
+
+
+class TournamentSchema(Schema):
+    id = fields.Integer()
+    name = fields.String()
+    game = fields.String()
+    options = fields.Dict(metadata={"description": "the complete resolved options"})
+    seats_per_match = fields.Integer()
+    games_per_pairing = fields.Integer()
+    seed = fields.Integer()
+    status = fields.String()
+    bot_ids = fields.List(fields.Integer())
+    progress = fields.Nested(ProgressSchema)
+    created_at = fields.DateTime()
+    finished_at = fields.DateTime(allow_none=True)
+
+
+class TournamentDetailSchema(TournamentSchema):
+    standings = fields.List(fields.Nested(StandingSchema))
+    crosstable = fields.Nested(CrosstableSchema)
+
+
+# -- matches --------------------------------------------------------------------------------
+class MatchListArgsSchema(PageArgsSchema):
+    game = fields.String(validate=validate.OneOf(sorted(GAMES)))
+    status = fields.String(validate=validate.OneOf(MATCH_STATUSES))
+    tournament_id = fields.Integer(validate=validate.Range(min=1, max=MAX_ID))
+    bot_id = fields.Integer(validate=validate.Range(min=1, max=MAX_ID))
+
+
+class SeatSchema(Schema):
+    seat = fields.Integer()
+    bot_id = fields.Integer()
+    bot_name = fields.String(attribute="bot.name")
+    rank = fields.Integer(allow_none=True)
+    score = fields.Float(allow_none=True)
+    strikes = fields.Integer()
+
+
+class MatchSchema(Schema):
+    id = fields.Integer()
+    tournament_id = fields.Integer(allow_none=True)
+    kind = fields.String()
+    game = fields.String()
+    status = fields.String()
+    attempts = fields.Integer()
+    rated = fields.Boolean()
+    seed = fields.Integer()
+    seats = fields.List(fields.Nested(SeatSchema))
+    created_at = fields.DateTime()
+    started_at = fields.DateTime(allow_none=True)
+    finished_at = fields.DateTime(allow_none=True)
+
+
+class MatchDetailSchema(MatchSchema):
+    options = fields.Dict()
+    result = fields.Dict(allow_none=True)
+    error = fields.String(allow_none=True)
+
+
+class ReplayArgsSchema(Schema):
+    seat = fields.Integer(
+        metadata={"description": "only what this seat received (events and its decisions)"}
+    )
+
+
+# -- ratings, ladders and games -------------------------------------------------------------
+class FittedSchema(Schema):
+    rating = fields.Float()
+    low = fields.Float()
+    high = fields.Float()
+    matches = fields.Integer()
+
+
+class LeaderboardRowSchema(Schema):
+    bot_id = fields.Integer()
+    name = fields.String()
+    elo = fields.Float()
+    matches = fields.Integer()
+    fitted = fields.Nested(FittedSchema, allow_none=True)
+
+
+class LadderSchema(Schema):
+    game = fields.String()
+    enabled = fields.Boolean()
+    seats_per_match = fields.Integer()
+    updated_at = fields.DateTime(allow_none=True)
+
+
+class LadderUpdateSchema(Schema):
+    enabled = StrictBoolean(required=True)
+    seats_per_match = StrictInteger(
+        load_default=None,
+        validate=validate.Range(min=2, max=MAX_SEATS),
+        metadata={"description": "default: the smallest table the game is played at"},
+    )
+
+
+class GameSchema(Schema):
+    id = fields.String()
+    title = fields.String()
+    min_players = fields.Integer()
+    max_players = fields.Integer()
+    presets = fields.Dict(keys=fields.String(), values=fields.Dict())
+    default_options = fields.Dict()

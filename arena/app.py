@@ -1,0 +1,59 @@
+"""The Flask application: JSON API (flask-smorest, OpenAPI) and server-rendered pages.
+
+The web knows the referee only through tasks and the database: creating a tournament
+writes its matches and enqueues ``run_match`` for each after the commit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask, jsonify
+from werkzeug.exceptions import HTTPException
+
+from arena.config import Config, from_env
+from arena.db import Database
+from arena.extensions import api
+
+
+def create_app(config: Config | None = None, **flask_config: Any) -> Flask:
+    config = config or from_env()
+    app = Flask(__name__, template_folder="web/templates", static_folder="web/static")
+    app.config.update(
+        SECRET_KEY=config.secret_key,
+        API_TITLE="Card-bot arena",
+        API_VERSION="1",
+        OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX="/api",
+        OPENAPI_JSON_PATH="openapi.json",
+        OPENAPI_SWAGGER_UI_PATH="/docs",
+        OPENAPI_SWAGGER_UI_URL="/api/swagger-ui/",
+        MAX_CONTENT_LENGTH=256 * 1024,
+        TESTING=config.testing,
+        **flask_config,
+    )
+    app.extensions["arena.config"] = config
+    database = Database(config.database_url)
+    app.extensions["arena.db"] = database
+
+    from arena.api import register_api
+    from arena.web import register_web
+
+    api.init_app(app)
+    register_api(api)
+    register_web(app)
+
+    @app.errorhandler(HTTPException)
+    def _json_error(exc: HTTPException):  # type: ignore[no-untyped-def]
+        """Every API error is JSON with a message (pages get their own templates)."""
+        from flask import request
+
+        if not request.path.startswith("/api/"):
+            return exc
+        body = {"code": exc.code, "status": exc.name, "message": exc.description}
+        errors = getattr(exc, "data", {}).get("messages") if hasattr(exc, "data") else None
+        if errors:
+            body["errors"] = errors
+        return jsonify(body), exc.code
+
+    return app

@@ -1,0 +1,634 @@
+"""What the JSON API and the web pages share: registering bots, building tournaments,
+and the read models (leaderboard, progress, standings, crosstable).
+
+No Flask here.  Every function takes a SQLAlchemy ``Session`` and leaves the commit to
+its caller (``Database.session()`` commits on success and rolls back on any error, so a
+``ServiceError`` raised half-way writes nothing).  Matches are enqueued by the caller,
+after that commit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import itertools
+import math
+import random
+import secrets
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, selectinload
+
+from arena.clients import PROTOCOL_VERSION, HttpClient
+from arena.config import Config
+from arena.games import GAMES, get_game
+from arena.games.base import Game, OptionsError
+from arena.models import (
+    Bot,
+    FittedRating,
+    Ladder,
+    Match,
+    MatchSeat,
+    Rating,
+    Tournament,
+    TournamentEntry,
+)
+from arena.referee import BotFault
+
+MAX_TOURNAMENT_MATCHES = 5000
+# Seeds stay below 2**53 so they survive a trip through JSON in a browser (a JavaScript
+# number is a double) and fit the BigInteger column.
+MAX_SEED = 2**53 - 1
+MAX_ID = 2**63 - 1  # larger ids cannot exist and would overflow the database driver
+BOT_STATUSES = ("active", "disabled", "deleted")
+MATCH_STATUSES = ("queued", "running", "finished", "failed", "cancelled")
+# what is kept of a bot's answer to GET / (it is untrusted and shown on pages)
+INFO_TEXT_CAP = 200
+INFO_GAMES_CAP = 32
+
+InfoFetcher = Callable[[str], dict[str, Any]]
+
+
+class ServiceError(Exception):
+    """Something the user got wrong (or asked for that does not exist): the API answers
+    ``status`` with ``message``."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+# -- tokens ------------------------------------------------------------------------------
+def new_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def hash_token(token: str) -> str:
+    # Tokens are 256 random bits, not passwords: nothing can be guessed, so a plain
+    # (unsalted, fast) hash is enough, and being deterministic it can be looked up.
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def token_matches(token: str, hashed: str) -> bool:
+    return hmac.compare_digest(hash_token(token), hashed)
+
+
+def check_owner(session: Session, bot: Bot, token: str | None) -> None:
+    """401 without a valid owner token, 403 for the token of another bot's owner."""
+    if not token:
+        raise ServiceError(401, "this needs the bot's owner token: Authorization: Bearer <token>")
+    if token_matches(token, bot.owner_token_hash):
+        return
+    known = session.scalar(select(Bot.id).where(Bot.owner_token_hash == hash_token(token)).limit(1))
+    if known is None:
+        raise ServiceError(401, "the owner token is not valid")
+    raise ServiceError(403, f"bot {bot.id} belongs to another owner")
+
+
+def check_organiser(config: Config, token: str | None) -> None:
+    """Open when no organiser token is configured; else 401 without the right token."""
+    if config.organiser_token is None:
+        return
+    if not token:
+        raise ServiceError(401, "this needs the organiser token: Authorization: Bearer <token>")
+    if not hmac.compare_digest(token.encode(), config.organiser_token.encode()):
+        raise ServiceError(401, "the organiser token is not valid")
+
+
+# -- bots --------------------------------------------------------------------------------
+def fetch_bot_info(
+    config: Config, endpoint: str, info_fetcher: InfoFetcher | None = None
+) -> dict[str, Any]:
+    """The bot's answer to ``GET /``, checked and bounded, after the endpoint passed the
+    address policy.  ``info_fetcher(endpoint)`` replaces the HTTP call in tests."""
+    try:
+        config.address_policy.check_endpoint(endpoint)
+    except ValueError as exc:
+        raise ServiceError(400, f"endpoint refused: {exc}") from None
+    try:
+        if info_fetcher is not None:
+            info = info_fetcher(endpoint)
+        else:
+            # the policy is checked again on the address actually connected to
+            client = HttpClient(endpoint, check_address=config.address_policy.check)
+            try:
+                info = client.info()
+            finally:
+                client.close()
+    except (BotFault, ValueError) as exc:
+        raise ServiceError(400, f"the bot at {endpoint} did not answer GET /: {exc}") from None
+    if not isinstance(info, dict):
+        raise ServiceError(400, "the bot's GET / must answer a JSON object")
+    if info.get("apiversion") != PROTOCOL_VERSION:
+        raise ServiceError(
+            400,
+            f"the bot speaks apiversion {info.get('apiversion')!r}; "
+            f"this arena speaks {PROTOCOL_VERSION!r}",
+        )
+    declared = info.get("games")
+    if (
+        not isinstance(declared, list)
+        or not declared
+        or not all(isinstance(g, str) for g in declared)
+    ):
+        raise ServiceError(400, "the bot's GET / must list the games it plays in 'games'")
+    # the answer is untrusted and shown on pages: keep the known keys, bounded
+    kept: dict[str, Any] = {"apiversion": PROTOCOL_VERSION}
+    for key in ("name", "author", "version"):
+        value = info.get(key)
+        if isinstance(value, str):
+            kept[key] = value[:INFO_TEXT_CAP]
+    kept["games"] = [g[:INFO_TEXT_CAP] for g in declared[:INFO_GAMES_CAP]]
+    return kept
+
+
+def _registered_games(declared: Sequence[str], requested: Sequence[str] | None) -> list[str]:
+    """The requested subset of what the bot declares, or all it declares; known games only."""
+    if requested is None:
+        unknown = sorted(set(declared) - set(GAMES))
+        if unknown:
+            raise ServiceError(
+                400,
+                f"the bot declares unknown game(s) {', '.join(unknown)}; games here: "
+                f"{', '.join(sorted(GAMES))} (list the ones to register in 'games')",
+            )
+        return sorted(set(declared))
+    if not requested:
+        raise ServiceError(400, "register the bot for at least one game")
+    unknown = sorted(set(requested) - set(GAMES))
+    if unknown:
+        raise ServiceError(
+            400, f"unknown game(s) {', '.join(unknown)}; games: {', '.join(sorted(GAMES))}"
+        )
+    undeclared = sorted(set(requested) - set(declared))
+    if undeclared:
+        raise ServiceError(
+            400,
+            f"the bot does not declare {', '.join(undeclared)} in its GET / "
+            f"(it declares {', '.join(declared)})",
+        )
+    return sorted(set(requested))
+
+
+def _check_name_free(session: Session, name: str, bot_id: int | None = None) -> None:
+    query = select(Bot.id).where(Bot.name == name)
+    if bot_id is not None:
+        query = query.where(Bot.id != bot_id)
+    if session.scalar(query.limit(1)) is not None:
+        raise ServiceError(409, f"a bot named {name!r} already exists")
+
+
+def _flush(session: Session, name: str) -> None:
+    """Flush; a unique-name race lost against another request is a 409, not a 500."""
+    try:
+        session.flush()
+    except IntegrityError:
+        raise ServiceError(409, f"a bot named {name!r} already exists") from None
+
+
+def register_bot(
+    session: Session,
+    config: Config,
+    *,
+    name: str,
+    endpoint: str,
+    owner: str,
+    description: str = "",
+    games: Sequence[str] | None = None,
+    info_fetcher: InfoFetcher | None = None,
+) -> tuple[Bot, str, str]:
+    """Check the endpoint (address policy, then ``GET /``) and store the bot.
+
+    Returns the bot, its owner token and its signing secret: the only time either is
+    available in clear.  ``info_fetcher(endpoint)`` replaces the HTTP ``GET /`` in tests.
+    """
+    # the network first: the database is not touched (no lock held) while the bot answers
+    info = fetch_bot_info(config, endpoint, info_fetcher)
+    registered = _registered_games(info["games"], games)
+    _check_name_free(session, name)
+    owner_token = new_token()
+    signing_secret = new_token()
+    bot = Bot(
+        name=name,
+        endpoint=endpoint,
+        owner=owner,
+        owner_token_hash=hash_token(owner_token),
+        signing_secret=signing_secret,
+        games=registered,
+        status="active",
+        description=description,
+        info=info,
+    )
+    session.add(bot)
+    _flush(session, name)
+    return bot, owner_token, signing_secret
+
+
+def get_bot(session: Session, bot_id: int) -> Bot:
+    bot = session.get(Bot, bot_id) if 0 < bot_id <= MAX_ID else None
+    if bot is None:
+        raise ServiceError(404, f"no bot {bot_id}")
+    return bot
+
+
+def update_bot(
+    session: Session,
+    config: Config,
+    bot: Bot,
+    *,
+    name: str | None = None,
+    endpoint: str | None = None,
+    description: str | None = None,
+    status: str | None = None,
+    games: Sequence[str] | None = None,
+    info: dict[str, Any] | None = None,
+    info_fetcher: InfoFetcher | None = None,
+) -> Bot:
+    """Change what is given (None: unchanged).  A given endpoint (even the same one) is
+    checked again like at registration, which refreshes what the bot declares; ``info``
+    is that check's answer when the caller made it already (``fetch_bot_info``, outside
+    the transaction).  Games must be among what the bot declares."""
+    if bot.status == "deleted":
+        raise ServiceError(409, f"bot {bot.id} is deleted")
+    if status is not None and status not in ("active", "disabled"):
+        raise ServiceError(400, "status must be active or disabled (DELETE deletes a bot)")
+    if endpoint is None:
+        info = bot.info
+    elif info is None:
+        info = fetch_bot_info(config, endpoint, info_fetcher)
+    if games is not None:
+        new_games = _registered_games(info.get("games", []), games)
+    else:
+        new_games = [g for g in bot.games if g in info.get("games", [])]
+        if not new_games:
+            raise ServiceError(
+                400, "the bot at this endpoint plays none of its registered games; give 'games'"
+            )
+    if name is not None and name != bot.name:
+        _check_name_free(session, name, bot.id)
+        bot.name = name
+    if endpoint is not None:
+        bot.endpoint = endpoint
+    bot.info = info
+    bot.games = new_games
+    if description is not None:
+        bot.description = description
+    if status is not None:
+        bot.status = status
+    _flush(session, bot.name)
+    return bot
+
+
+def delete_bot(session: Session, bot: Bot) -> None:
+    """Soft delete: the bot keeps its matches, ratings and name; its queued matches are
+    cancelled so its endpoint is not called any more."""
+    if bot.status == "deleted":
+        return
+    bot.status = "deleted"
+    seated = select(MatchSeat.match_id).where(MatchSeat.bot_id == bot.id)
+    session.execute(
+        update(Match)
+        .where(Match.status == "queued", Match.id.in_(seated))
+        .values(status="cancelled")
+    )
+
+
+# -- tournaments -------------------------------------------------------------------------
+def resolve_options(game: Game, options: dict[str, Any] | None) -> dict[str, Any]:
+    """The complete options as stored (a ``preset`` key is expanded)."""
+    try:
+        return game.options_json(game.resolve_options(options or {}))
+    except OptionsError as exc:
+        raise ServiceError(400, str(exc)) from None
+
+
+def _game(game_id: str) -> Game:
+    try:
+        return get_game(game_id)
+    except OptionsError as exc:
+        raise ServiceError(400, str(exc)) from None
+
+
+def round_robin_seatings(
+    bot_ids: Iterable[int], seats_per_match: int, games_per_pairing: int
+) -> list[tuple[int, ...]]:
+    """Every match's seating, round by round: for each combination of ``seats_per_match``
+    bots, ``games_per_pairing`` matches, the r-th seating the combination rotated by r
+    (so each bot sits in each seat equally often).  Rounds come first so that a
+    tournament stopped half-way has played every pairing about equally."""
+    combos = list(itertools.combinations(sorted(set(bot_ids)), seats_per_match))
+    return [
+        combo[r % seats_per_match :] + combo[: r % seats_per_match]
+        for r in range(games_per_pairing)
+        for combo in combos
+    ]
+
+
+def create_round_robin(
+    session: Session,
+    config: Config,
+    *,
+    name: str,
+    game: str,
+    options: dict[str, Any] | None,
+    bot_ids: Sequence[int],
+    seats_per_match: int,
+    games_per_pairing: int,
+    seed: int | None = None,
+) -> Tournament:
+    """Write a round-robin tournament with all its matches queued.  The caller commits,
+    then enqueues ``[m.id for m in tournament.matches]``."""
+    engine = _game(game)
+    resolved = resolve_options(engine, options)
+    try:
+        engine.check_players(seats_per_match)
+    except OptionsError as exc:
+        raise ServiceError(400, str(exc)) from None
+    if games_per_pairing < 1 or games_per_pairing % seats_per_match:
+        raise ServiceError(
+            400,
+            f"games_per_pairing must be a positive multiple of seats_per_match "
+            f"({seats_per_match}) so that every bot plays every seat equally often",
+        )
+    if len(set(bot_ids)) != len(bot_ids):
+        raise ServiceError(400, "bot_ids lists a bot more than once")
+    if len(bot_ids) < seats_per_match:
+        raise ServiceError(
+            400, f"{seats_per_match} seats per match need at least {seats_per_match} bots"
+        )
+    total = math.comb(len(bot_ids), seats_per_match) * games_per_pairing
+    if total > MAX_TOURNAMENT_MATCHES:
+        raise ServiceError(
+            400,
+            f"this tournament would have {total} matches; the limit is "
+            f"{MAX_TOURNAMENT_MATCHES} (fewer bots, seats or games per pairing)",
+        )
+    ids = [i for i in bot_ids if 0 < i <= MAX_ID]
+    bots = {b.id: b for b in session.scalars(select(Bot).where(Bot.id.in_(ids)))}
+    missing = sorted(set(bot_ids) - set(bots))
+    if missing:
+        raise ServiceError(400, f"no bot(s) {', '.join(map(str, missing))}")
+    inactive = sorted(i for i, b in bots.items() if b.status != "active")
+    if inactive:
+        raise ServiceError(400, f"bot(s) {', '.join(map(str, inactive))} are not active")
+    other = sorted(i for i, b in bots.items() if engine.id not in b.games)
+    if other:
+        raise ServiceError(400, f"bot(s) {', '.join(map(str, other))} do not play {engine.id}")
+    if seed is None:
+        seed = secrets.randbelow(MAX_SEED + 1)
+    tournament = Tournament(
+        name=name,
+        game=engine.id,
+        options=resolved,
+        seats_per_match=seats_per_match,
+        games_per_pairing=games_per_pairing,
+        seed=seed,
+        status="running",
+    )
+    tournament.entries = [TournamentEntry(bot_id=i) for i in sorted(bots)]
+    rng = random.Random(seed)
+    # Every match gets its own deal: a deal replayed with the seats rotated would let a
+    # bot remember cards it saw in an earlier match of the same pairing.
+    tournament.matches = [
+        Match(
+            kind="tournament",
+            game=engine.id,
+            options=resolved,
+            seed=rng.randint(0, MAX_SEED),
+            status="queued",
+            rated=True,
+            seats=[MatchSeat(seat=s, bot_id=b) for s, b in enumerate(seating)],
+        )
+        for seating in round_robin_seatings(list(bots), seats_per_match, games_per_pairing)
+    ]
+    session.add(tournament)
+    session.flush()
+    return tournament
+
+
+def get_tournament(session: Session, tournament_id: int) -> Tournament:
+    tournament = session.get(Tournament, tournament_id) if 0 < tournament_id <= MAX_ID else None
+    if tournament is None:
+        raise ServiceError(404, f"no tournament {tournament_id}")
+    return tournament
+
+
+def cancel_tournament(session: Session, tournament: Tournament) -> None:
+    """Queued matches are cancelled; running ones finish and still count."""
+    if tournament.status != "running":
+        raise ServiceError(409, f"tournament {tournament.id} is already {tournament.status}")
+    session.execute(
+        update(Match)
+        .where(Match.tournament_id == tournament.id, Match.status == "queued")
+        .values(status="cancelled")
+    )
+    tournament.status = "cancelled"
+
+
+# -- read models -------------------------------------------------------------------------
+def leaderboard(session: Session, game: str) -> list[dict[str, Any]]:
+    """Rated active bots of ``game`` by live Elo, with the fitted rating when there is one."""
+    rows = session.execute(
+        select(Rating, Bot.name, FittedRating)
+        .join(Bot, Bot.id == Rating.bot_id)
+        .outerjoin(
+            FittedRating,
+            (FittedRating.bot_id == Rating.bot_id) & (FittedRating.game == Rating.game),
+        )
+        .where(Rating.game == game, Bot.status == "active")
+        .order_by(Rating.elo.desc(), Bot.name)
+    )
+    return [
+        {
+            "bot_id": rating.bot_id,
+            "name": name,
+            "elo": rating.elo,
+            "matches": rating.matches,
+            "fitted": None
+            if fitted is None
+            else {
+                "rating": fitted.rating,
+                "low": fitted.low,
+                "high": fitted.high,
+                "matches": fitted.matches,
+            },
+        }
+        for rating, name, fitted in rows
+    ]
+
+
+def tournament_progress(session: Session, tournament: Tournament) -> dict[str, int]:
+    counts = dict.fromkeys(MATCH_STATUSES, 0)
+    for status, n in session.execute(
+        select(Match.status, func.count())
+        .where(Match.tournament_id == tournament.id)
+        .group_by(Match.status)
+    ):
+        counts[status] = n
+    return {"total": sum(counts.values()), **counts}
+
+
+def _entry_names(session: Session, tournament: Tournament) -> dict[int, str]:
+    rows = session.execute(
+        select(Bot.id, Bot.name)
+        .join(TournamentEntry, TournamentEntry.bot_id == Bot.id)
+        .where(TournamentEntry.tournament_id == tournament.id)
+        .order_by(Bot.id)
+    )
+    return {bot_id: name for bot_id, name in rows}
+
+
+def _finished_results(session: Session, tournament: Tournament) -> list[list[tuple[int, int]]]:
+    """(bot id, rank) of every seat, per finished match of the tournament."""
+    rows = session.execute(
+        select(MatchSeat.match_id, MatchSeat.bot_id, MatchSeat.rank)
+        .join(Match, Match.id == MatchSeat.match_id)
+        .where(
+            Match.tournament_id == tournament.id,
+            Match.status == "finished",
+            MatchSeat.rank.is_not(None),
+        )
+        .order_by(MatchSeat.match_id, MatchSeat.seat)
+    )
+    matches: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for match_id, bot_id, rank in rows:
+        matches[match_id].append((bot_id, rank))
+    return list(matches.values())
+
+
+def _pairs(seats: list[tuple[int, int]]) -> Iterable[tuple[int, int, float]]:
+    """(bot, opponent, score of bot against opponent: 1, 0.5 or 0) for each ordered pair."""
+    for (a, rank_a), (b, rank_b) in itertools.permutations(seats, 2):
+        if a != b:
+            yield a, b, 1.0 if rank_a < rank_b else 0.5 if rank_a == rank_b else 0.0
+
+
+def standings(session: Session, tournament: Tournament) -> list[dict[str, Any]]:
+    """Per entry, over finished matches: points (1 per opponent ranked below, 0.5 per
+    opponent ranked equal), wins (first place alone) and mean rank; best first."""
+    names = _entry_names(session, tournament)
+    rows = {
+        i: {"bot_id": i, "name": n, "matches": 0, "points": 0.0, "wins": 0, "ranks": 0}
+        for i, n in names.items()
+    }
+    for seats in _finished_results(session, tournament):
+        firsts = sum(rank == 1 for _, rank in seats)
+        for bot_id, rank in seats:
+            row = rows.get(bot_id)
+            if row is not None:
+                row["matches"] += 1
+                row["ranks"] += rank
+                row["wins"] += rank == 1 and firsts == 1  # a shared first place is no win
+        for a, _b, score in _pairs(seats):
+            if a in rows:
+                rows[a]["points"] += score
+    result = []
+    for row in rows.values():
+        ranks = row.pop("ranks")
+        row["mean_rank"] = ranks / row["matches"] if row["matches"] else None
+        result.append(row)
+    result.sort(
+        key=lambda r: (-r["points"], r["mean_rank"] is None, r["mean_rank"] or 0, r["name"])
+    )
+    return result
+
+
+def crosstable(session: Session, tournament: Tournament) -> dict[str, Any]:
+    """Pairwise wins, draws and losses of each entry (row) against each other (column)."""
+    names = _entry_names(session, tournament)
+    cells = {
+        str(a): {str(b): {"wins": 0, "draws": 0, "losses": 0} for b in names if b != a}
+        for a in names
+    }
+    for seats in _finished_results(session, tournament):
+        for a, b, score in _pairs(seats):
+            cell = cells.get(str(a), {}).get(str(b))
+            if cell is not None:
+                cell["wins" if score == 1.0 else "draws" if score == 0.5 else "losses"] += 1
+    return {"bots": [{"id": i, "name": n} for i, n in names.items()], "cells": cells}
+
+
+_WITH_SEATS = selectinload(Match.seats).joinedload(MatchSeat.bot)
+
+
+def list_matches(
+    session: Session,
+    *,
+    game: str | None = None,
+    status: str | None = None,
+    tournament_id: int | None = None,
+    bot_id: int | None = None,
+    page: int = 1,
+    page_size: int = 20,
+) -> tuple[list[Match], int]:
+    """One page of matches, newest first (seats and their bots loaded), and the number of
+    matches that fit the filters."""
+    query = select(Match)
+    if game is not None:
+        query = query.where(Match.game == game)
+    if status is not None:
+        query = query.where(Match.status == status)
+    if tournament_id is not None:
+        query = query.where(Match.tournament_id == tournament_id)
+    if bot_id is not None:
+        seated = select(MatchSeat.match_id).where(MatchSeat.bot_id == bot_id)
+        query = query.where(Match.id.in_(seated))
+    total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
+    matches = session.scalars(
+        query.options(_WITH_SEATS)
+        .order_by(Match.id.desc())
+        .offset((page - 1) * page_size)
+        .limit(page_size)
+    ).all()
+    return list(matches), total
+
+
+def get_match(session: Session, match_id: int) -> Match:
+    """The match with its seats and their bots loaded."""
+    match = session.get(Match, match_id, options=[_WITH_SEATS]) if 0 < match_id <= MAX_ID else None
+    if match is None:
+        raise ServiceError(404, f"no match {match_id}")
+    return match
+
+
+# -- ladders -----------------------------------------------------------------------------
+def set_ladder(session: Session, game: str, enabled: bool, seats_per_match: int = 2) -> Ladder:
+    """Turn the rated ladder of ``game`` on or off (Celery beat reads this row)."""
+    engine = _game(game)
+    try:
+        engine.check_players(seats_per_match)
+    except OptionsError as exc:
+        raise ServiceError(400, str(exc)) from None
+    ladder = session.get(Ladder, engine.id)
+    if ladder is None:
+        ladder = Ladder(game=engine.id)
+        session.add(ladder)
+    ladder.enabled = enabled
+    ladder.seats_per_match = seats_per_match
+    session.flush()
+    return ladder
+
+
+def ladders(session: Session) -> list[dict[str, Any]]:
+    """Every game's ladder switch (a game never switched has no row: disabled, and the
+    smallest table it can be played at)."""
+    rows = {ladder.game: ladder for ladder in session.scalars(select(Ladder))}
+    result = []
+    for game_id in GAMES:
+        ladder = rows.get(game_id)
+        result.append(
+            {
+                "game": game_id,
+                "enabled": bool(ladder and ladder.enabled),
+                "seats_per_match": ladder.seats_per_match
+                if ladder
+                else max(2, GAMES[game_id].min_players),
+                "updated_at": ladder.updated_at if ladder else None,
+            }
+        )
+    return result

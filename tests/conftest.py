@@ -1,0 +1,132 @@
+"""Shared fixtures.
+
+API fixtures: ``make_app`` (an app on its own SQLite database, config overridable),
+``app`` and ``client`` (the default local profile), ``enqueued`` (match ids the app
+asked to enqueue; no broker, no worker) and ``info_bot`` (real loopback bots answering
+``GET /``).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from arena import tasks
+from arena.app import create_app
+from arena.config import Config
+from arena.db import Database
+
+ALL_GAMES = ["cactus", "cactus-game", "president"]
+
+
+@pytest.fixture(scope="session")
+def migrated_database(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An empty database brought to the newest schema by alembic, once per test session;
+    each app gets a copy (a migration run costs about 0.4 s)."""
+    path = tmp_path_factory.mktemp("schema") / "arena.sqlite3"
+    database = Database(f"sqlite:///{path}")
+    database.upgrade()
+    database.dispose()
+    return path
+
+
+@pytest.fixture
+def enqueued(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The match ids passed to ``arena.tasks.enqueue_matches``, in order."""
+    ids: list[int] = []
+    monkeypatch.setattr(tasks, "enqueue_matches", lambda config, match_ids: ids.extend(match_ids))
+    return ids
+
+
+@pytest.fixture
+def make_app(
+    tmp_path: Path, migrated_database: Path, enqueued: list[int]
+) -> Iterator[Callable[..., Flask]]:
+    """``make_app(**config_overrides)``: an app on a fresh copy of the migrated database."""
+    apps: list[Flask] = []
+
+    def make(**overrides: Any) -> Flask:
+        path = tmp_path / f"arena-{len(apps)}.sqlite3"
+        shutil.copyfile(migrated_database, path)
+        config = Config(
+            profile="local",
+            data_dir=tmp_path,
+            database_url=f"sqlite:///{path}",
+            broker_url="filesystem://",
+            secret_key="test-secret",
+            testing=True,
+        )
+        app = create_app(replace(config, **overrides))
+        apps.append(app)
+        return app
+
+    yield make
+    for app in apps:
+        app.extensions["arena.db"].dispose()
+
+
+@pytest.fixture
+def app(make_app: Callable[..., Flask]) -> Flask:
+    return make_app()
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+class _InfoHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    answer: dict[str, Any] = {}
+    status = 200
+
+    def log_message(self, *args: object) -> None:  # quiet
+        pass
+
+    def do_GET(self) -> None:
+        body = json.dumps(self.answer).encode()
+        self.send_response(self.status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture
+def info_bot() -> Iterator[Callable[..., str]]:
+    """``info_bot(games=..., apiversion="1", status=200, **info)``: a loopback bot that
+    answers ``GET /`` with that info; returns its URL."""
+    servers: list[ThreadingHTTPServer] = []
+
+    def start(
+        games: list[str] | None = None, apiversion: str = "1", status: int = 200, **info: Any
+    ) -> str:
+        answer = {
+            "apiversion": apiversion,
+            "name": "test-bot",
+            "author": "tests",
+            "version": "1.0",
+            "games": ALL_GAMES if games is None else games,
+            **info,
+        }
+        handler = type("Handler", (_InfoHandler,), {"answer": answer, "status": status})
+        server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        server.daemon_threads = True
+        threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_address[1]}"
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
