@@ -1,0 +1,52 @@
+"""deploy/: the commands the container files run exist, and production fails fast."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+import pytest
+
+from arena.cli import build_parser
+from arena.config import ConfigError, from_env
+
+DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
+FILES = [DEPLOY / "Dockerfile", DEPLOY / "compose.yaml", DEPLOY / "k8s" / "arena.yaml"]
+
+
+def _arena_commands() -> set[str]:
+    text = "\n".join(p.read_text() for p in FILES)
+    return set(re.findall(r'\["arena", "([a-z]+)"', text))
+
+
+def test_every_arena_command_in_deploy_exists():
+    subcommands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    used = _arena_commands()
+    assert used >= {"worker", "beat", "db"}
+    assert used <= set(subcommands)
+
+
+def test_every_sample_bot_in_deploy_exists():
+    text = "\n".join(p.read_text() for p in FILES)
+    for module in set(re.findall(r"sample_bots\.[a-z_]+", text)):
+        assert importlib.util.find_spec(module) is not None, module
+
+
+def test_the_wsgi_entry_point_names_a_module_that_exists():
+    assert "arena.wsgi:app" in (DEPLOY / "Dockerfile").read_text()
+    assert importlib.util.find_spec("arena.wsgi") is not None
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({}, "ARENA_SECRET_KEY"),
+        ({"ARENA_SECRET_KEY": "k"}, "ARENA_DATABASE_URL"),
+        ({"ARENA_SECRET_KEY": "k", "ARENA_DATABASE_URL": "postgresql://db/arena"},
+         "ARENA_BROKER_URL"),
+    ],
+)  # fmt: skip
+def test_the_production_profile_fails_fast_without_its_settings(env, message, tmp_path):
+    with pytest.raises(ConfigError, match=message):
+        from_env({"ARENA_PROFILE": "production", "ARENA_DATA_DIR": str(tmp_path), **env})
