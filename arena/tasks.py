@@ -24,6 +24,7 @@ from celery.signals import worker_process_init
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from arena import broker
 from arena.clients import HttpClient
 from arena.config import Config, from_env
 from arena.db import Database
@@ -74,7 +75,12 @@ def celery_settings(config: Config) -> dict[str, Any]:
         },
     }
     if config.embedded_broker:
+        # kombu's own file-system transport loses messages to a race (see arena.broker)
+        settings["broker_transport"] = broker.TRANSPORT
         settings["broker_transport_options"] = config.broker_folders()
+    else:
+        settings["broker_transport"] = None  # from the URL's scheme
+        settings["broker_transport_options"] = {}
     return settings
 
 
