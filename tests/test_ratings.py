@@ -193,7 +193,9 @@ def test_fit_interval_narrows_with_more_games():
 def test_fit_counts_a_tie_as_half_a_win_each_way():
     split = fit_ratings([(["a", "b"], [1, 2]), (["a", "b"], [2, 1])])
     drawn = fit_ratings([(["a", "b"], [1, 1]), (["a", "b"], [1, 1])])
-    assert split == drawn
+    assert {bot: fit.rating for bot, fit in split.items()} == {
+        bot: fit.rating for bot, fit in drawn.items()
+    }
     assert drawn["a"].rating == pytest.approx(drawn["b"].rating)
 
 
@@ -216,3 +218,19 @@ def test_fit_recovers_a_known_ladder():
     assert sorted(fit, key=lambda bot: fit[bot].rating) == sorted(ladder, key=ladder.get)
     covered = [bot for bot in ladder if fit[bot].low <= ladder[bot] <= fit[bot].high]
     assert len(covered) >= 4, {bot: (ladder[bot], fit[bot]) for bot in ladder}
+
+
+@pytest.mark.parametrize("n_seats", [2, 4, 6])
+def test_fit_intervals_cover_nine_in_ten_true_ratings_at_any_table_size(n_seats):
+    # The comparisons of one match are decided together; intervals that counted them as
+    # independent covered 88% (4 seats) and 85% (6 seats) of true ratings in this very
+    # simulation instead of the 95% they claim.
+    covered = total = 0
+    for seed in range(20):
+        rng = random.Random(seed)
+        strengths = [rng.gauss(0.0, 200.0) for _ in range(8)]
+        ladder = {f"bot{i}": 1500.0 + s - sum(strengths) / 8 for i, s in enumerate(strengths)}
+        fit = fit_ratings(simulate(rng, ladder, 100, n_seats))
+        covered += sum(fit[bot].low <= ladder[bot] <= fit[bot].high for bot in fit)
+        total += len(fit)
+    assert covered / total >= 0.92, covered / total
