@@ -60,6 +60,22 @@ class _OneWriteConnection(http.client.HTTPConnection):
         super()._send_output(message_body, encode_chunked)
 
 
+class _PinnedTLSConnection(_OneWriteConnection, http.client.HTTPSConnection):
+    """TLS to the address the endpoint policy checked, the certificate checked against the
+    endpoint's name: resolving the name again at connect time would let it rebind to an
+    address the policy refuses."""
+
+    def __init__(self, host: str, port: int, address: str, timeout: float):
+        super().__init__(host, port, timeout=timeout)
+        self._pinned = address
+        self._create_connection = self._connect_pinned
+
+    def _connect_pinned(
+        self, address: tuple[str, int], timeout: float, source: tuple[str, int] | None = None
+    ) -> socket.socket:
+        return socket.create_connection((self._pinned, address[1]), timeout, source)
+
+
 class _Watchdog:
     """One thread that shuts the sockets of exchanges past their deadline.
 
@@ -307,9 +323,8 @@ class HttpClient:
         if self._address is None:
             self._address = self._resolve()
         if self._https:
-            # TLS checks the certificate against the name, so connect by name
-            conn: http.client.HTTPConnection = http.client.HTTPSConnection(
-                self._host, self._port, timeout=self.connect_timeout
+            conn: http.client.HTTPConnection = _PinnedTLSConnection(
+                self._host, self._port, self._address, self.connect_timeout
             )
         else:
             conn = _OneWriteConnection(self._address, self._port, timeout=self.connect_timeout)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import threading
 from contextlib import ExitStack
 
@@ -10,7 +11,7 @@ import pytest
 from arena.clients import HttpClient
 from arena.games import GAMES, make_policy
 from arena.netpolicy import AddressPolicy
-from arena.referee import PolicyClient, Referee, policy_rng
+from arena.referee import BotFault, PolicyClient, Referee, policy_rng
 from arena.replay import check
 from tests.badbots import absent_bot_url, closing_bot, http_bot
 
@@ -145,3 +146,43 @@ def test_a_memo_is_kept_and_capped():
     record = Referee().run("cactus", [Chatty(), house("cactus", 1)], seed=2)
     memos = [d["memo"] for s in record.steps for d in s["decisions"] if d["seat"] == 0]
     assert memos and all(m == "m" * 256 for m in memos)
+
+
+def test_an_https_endpoint_is_reached_at_the_address_that_was_checked(monkeypatch):
+    """The name is resolved once and the checked address is the one dialled: a name that
+    resolves again at connect time could rebind to an address the policy refuses.  TLS
+    still names the endpoint's host (SNI), so its certificate is checked against it."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    hello: list[bytes] = []
+
+    def accept() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            hello.append(conn.recv(4096))  # the ClientHello; then hang up
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    answers = iter([[(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))]])
+    resolved: list[str] = []
+    real_getaddrinfo = socket.getaddrinfo
+
+    def getaddrinfo(host, *args, **kwargs):
+        if host == "127.0.0.1":  # a number, not a name: nothing to rebind
+            return real_getaddrinfo(host, *args, **kwargs)
+        resolved.append(host)
+        try:
+            return next(answers)
+        except StopIteration:
+            raise OSError("a second resolution (this one would rebind)") from None
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    checked: list[str] = []
+    bot = HttpClient(f"https://bot.example:{port}", check_address=checked.append)
+    with pytest.raises(BotFault) as fault:
+        bot.info()
+    thread.join(5)
+    listener.close()
+    assert resolved == ["bot.example"] and checked == ["127.0.0.1"]
+    assert hello and b"bot.example" in hello[0]
+    assert "second resolution" not in str(fault.value)
