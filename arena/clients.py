@@ -98,7 +98,10 @@ class _Watchdog:
                 self._thread.start()
             heapq.heappush(self._heap, (time.monotonic() + seconds, token, sock))
             self._live.add(token)
-            self._cond.notify()
+            if self._heap[0][1] == token:
+                # only an earlier deadline needs the thread awake; deadlines mostly come
+                # in order, so most requests cost no thread switch
+                self._cond.notify()
         return token
 
     def disarm(self, token: int) -> None:
