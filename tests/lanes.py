@@ -1,8 +1,10 @@
-"""The two server lanes: embedded (SQLite, file-system broker) and services (PostgreSQL,
-Redis), each with real Celery worker processes.  No eager mode in either.
+"""The server lanes, each with real Celery worker processes and no eager mode: embedded
+(SQLite, file-system broker), services (PostgreSQL, Redis) and rabbitmq (PostgreSQL,
+RabbitMQ, the other broker the configuration accepts).
 
-The services lane needs PostgreSQL on 127.0.0.1:5432 and Redis on 127.0.0.1:6379: on CI
-(``CI`` set) a missing service fails the lane; elsewhere it is skipped with the reason.
+The services lanes need PostgreSQL on 127.0.0.1:5432, Redis on 127.0.0.1:6379 and
+RabbitMQ on 127.0.0.1:5672: on CI (``CI`` set) a missing service fails the lane;
+elsewhere it is skipped with the reason.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from arena.tasks import configure
 
 PG = ("127.0.0.1", 5432)
 REDIS = ("127.0.0.1", 6379)
+RABBITMQ = ("127.0.0.1", 5672)
 
 
 @dataclass
@@ -96,6 +99,12 @@ def _services(name: str) -> Iterator[dict[str, str]]:
         return
     if not _reachable(PG):
         _missing("PostgreSQL on 127.0.0.1:5432")
+    if name == "rabbitmq":
+        if not _reachable(RABBITMQ):
+            _missing("RabbitMQ on 127.0.0.1:5672")
+        with _rabbitmq_vhost() as broker_url, _postgres_database() as url:
+            yield {"ARENA_DATABASE_URL": url, "ARENA_BROKER_URL": broker_url}
+        return
     if not _reachable(REDIS):
         _missing("Redis on 127.0.0.1:6379")
     import redis
@@ -105,6 +114,21 @@ def _services(name: str) -> Iterator[dict[str, str]]:
     redis.Redis(host=REDIS[0], port=REDIS[1], db=number).flushdb()
     with _postgres_database() as url:
         yield {"ARENA_DATABASE_URL": url, "ARENA_BROKER_URL": f"redis://127.0.0.1:6379/{number}"}
+
+
+@contextmanager
+def _rabbitmq_vhost() -> Iterator[str]:
+    """A virtual host of its own (runs side by side do not share a queue), through
+    ``rabbitmqctl`` on the broker's machine; the default guest user is given it."""
+    name = f"arena_test_{uuid.uuid4().hex[:12]}"
+    ctl = ["rabbitmqctl", "--quiet"]
+    subprocess.run([*ctl, "add_vhost", name], check=True, capture_output=True)
+    try:
+        subprocess.run([*ctl, "set_permissions", "-p", name, "guest", ".*", ".*", ".*"],
+                       check=True, capture_output=True)  # fmt: skip
+        yield f"amqp://guest:guest@127.0.0.1:5672/{name}"
+    finally:
+        subprocess.run([*ctl, "delete_vhost", name], capture_output=True)
 
 
 def wait_for(predicate, timeout: float = 90.0, what: str = "the workers") -> None:  # type: ignore[no-untyped-def]

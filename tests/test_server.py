@@ -1,4 +1,4 @@
-"""The server end to end, in both lanes, with real Celery worker processes and real HTTP
+"""The server end to end, in every lane, with real Celery worker processes and real HTTP
 bots: tournaments, duplicate deliveries, concurrent results and rating rebuilds."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from tests.lanes import Lane, lane, wait_for
 pytestmark = pytest.mark.xdist_group("server")
 
 
-@pytest.fixture(scope="module", params=["embedded", "services"])
+@pytest.fixture(scope="module", params=["embedded", "services", "rabbitmq"])
 def server(request, tmp_path_factory) -> Iterator[Lane]:
     with lane(request.param, tmp_path_factory.mktemp(request.param)) as the_lane:
         yield the_lane
