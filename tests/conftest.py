@@ -4,10 +4,15 @@ API fixtures: ``make_app`` (an app on its own SQLite database, config overridabl
 ``app`` and ``client`` (the default local profile), ``enqueued`` (match ids the app
 asked to enqueue; no broker, no worker) and ``info_bot`` (real loopback bots answering
 ``GET /``).
+
+Every module's garbage is collected when the module ends, so that an open connection it
+leaks fails that module (a ResourceWarning is an error here) and not whichever later
+test the collector happened to run in.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import shutil
 import threading
@@ -27,6 +32,12 @@ from arena.config import Config
 from arena.db import Database
 
 ALL_GAMES = ["cactus", "cactus-game", "president"]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _collect_what_the_module_left() -> Iterator[None]:
+    yield
+    gc.collect()
 
 
 @pytest.fixture(scope="session")

@@ -31,7 +31,11 @@ def server(request, tmp_path_factory) -> Iterator[Lane]:
 
 @pytest.fixture(scope="module")
 def api(server):
-    return create_app(server.config).test_client()
+    app = create_app(server.config)
+    yield app.test_client()
+    # closed here, not whenever the collector gets to it: an open PostgreSQL connection
+    # collected during a later test is a ResourceWarning, an error under this suite
+    app.extensions["arena.db"].dispose()
 
 
 @pytest.fixture(scope="module")
