@@ -34,6 +34,8 @@ from arena.games import GAMES
 from arena.referee import Referee
 
 ROOT = Path(__file__).resolve().parent.parent
+# the server package and the SDK of this checkout, in every process a benchmark starts
+PYTHONPATH = os.pathsep.join([str(ROOT), str(ROOT / "sdk")])
 BASELINE_SERVER = """
 import sys
 from http.server import ThreadingHTTPServer
@@ -55,7 +57,7 @@ def free_port() -> int:
 @contextmanager
 def process(argv: list[str], port: int):  # type: ignore[no-untyped-def]
     """A server process, once it accepts connections on ``port``."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": PYTHONPATH}
     proc = subprocess.Popen(argv, env=env, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 20
