@@ -103,7 +103,7 @@ def cmd_play(args: argparse.Namespace) -> int:
             record = referee.run(game.id, clients, seed, options, match_id=f"local-{seed}")
             records.append(record.to_json())
             ranks, scores = record.outcome["ranks"], record.outcome["scores"]
-            faults = sum(1 for st in record.steps for d in st["decisions"] if d.get("fault"))
+            faults = sum(1 for step in record.steps for d in step if "fault" in d)
             print(
                 f"match {m + 1:>4}  seed {seed:<8} "
                 + "  ".join(f"{labels[e]}:{ranks[s]}" for s, e in enumerate(seating))
@@ -151,13 +151,13 @@ def _http_bot(url: str, secret: str | None, game_id: str) -> HttpClient:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from arena.replay import check
+    from arena.replay import check, upgrade
 
     with open(args.file, encoding="utf-8") as f:
         data = json.load(f)
     failures = 0
     for record in data["matches"]:
-        problems = check(record)
+        problems = check(upgrade(record))
         failures += bool(problems)
         print(f"{record['match_id']}: {'ok' if not problems else '; '.join(problems)}")
     return 1 if failures else 0

@@ -8,7 +8,11 @@ never stops the match.
 
 The match record holds everything needed to re-simulate the match (seed, options,
 players, every applied answer) plus what happened (events with their visibility, each
-decision's latency and fault, the outcome).
+decision's latency and fault, the outcome).  It is compact (format 2): a step is the
+list of its decisions, each ``{"seat", "kind", "action", "latency_ms"}`` plus ``"fault"``
+when the default action was played and ``"memo"`` when the bot left one; the answers
+applied at a step are the decisions' actions, stored once.  A seat that struck out is no
+longer asked: its decisions have a fault and no latency.
 """
 
 from __future__ import annotations
@@ -17,7 +21,6 @@ import contextlib
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -33,7 +36,7 @@ from arena.games.base import (
 )
 from arena.games.policy import Policy
 
-RECORD_FORMAT = 1
+RECORD_FORMAT = 2
 MEMO_CAP = 256  # characters of a bot's memo kept in the replay
 
 
@@ -90,7 +93,7 @@ class MatchRecord:
     seed: int
     options: dict[str, Any]
     players: list[str]
-    steps: list[dict[str, Any]] = field(default_factory=list)
+    steps: list[list[dict[str, Any]]] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
     outcome: dict[str, Any] | None = None
     strikes: list[int] = field(default_factory=list)
@@ -111,10 +114,9 @@ class MatchRecord:
 
 
 class Referee:
-    def __init__(self, max_strikes: int = 3, deadline_ms: int = 2000, concurrency: int = 8):
+    def __init__(self, max_strikes: int = 3, deadline_ms: int = 2000):
         self.max_strikes = max_strikes
         self.deadline_ms = deadline_ms
-        self.concurrency = concurrency
 
     def run(
         self,
@@ -146,13 +148,8 @@ class Referee:
                     "players": record.players,
                 },
             )
-        pool = ThreadPoolExecutor(self.concurrency) if self.concurrency > 1 else None
-        try:
-            while (requests := game.pending(state)) != []:
-                self._step(game, state, clients, requests, record, pool)
-        finally:
-            if pool is not None:
-                pool.shutdown(wait=True)
+        while (requests := game.pending(state)) != []:
+            self._step(game, state, clients, requests, record)
         outcome = game.outcome(state)
         assert outcome is not None
         record.outcome = self._final_outcome(outcome, record.strikes)
@@ -177,7 +174,6 @@ class Referee:
         clients: Sequence[Client],
         requests: list[Request],
         record: MatchRecord,
-        pool: ThreadPoolExecutor | None,
     ) -> None:
         step = len(record.steps)
         asked = [r for r in requests if record.strikes[r.seat] < self.max_strikes]
@@ -193,47 +189,51 @@ class Referee:
             }
             for r in asked
         }
-        if len(asked) > 1 and all(hasattr(clients[r.seat], "begin_act") for r in asked):
-            # a reaction window over HTTP: send every request, then read the answers, so
-            # the bots think at the same time without a thread per request
-            begun = [
-                (r, time.perf_counter(), _begin(clients[r.seat], payloads[r.seat])) for r in asked
-            ]
-            replies = {r.seat: _judge(finish, r, started) for r, started, finish in begun}
-        elif pool is not None and len(asked) > 1:
-            # a reaction window of other clients: every seat is asked at once
-            futures = {
-                r.seat: pool.submit(_ask, clients[r.seat], payloads[r.seat], r) for r in asked
-            }
-            replies = {seat: f.result() for seat, f in futures.items()}
-        else:
-            replies = {r.seat: _ask(clients[r.seat], payloads[r.seat], r) for r in asked}
+        # Over HTTP every request is sent before any answer is read, so the bots of a
+        # reaction window think at the same time without a thread per request; in the
+        # clients' order, so that two matches never wait on each other's connections.
+        # Other clients (house bots) are asked in turn meanwhile.
+        remote = sorted(
+            (r for r in asked if hasattr(clients[r.seat], "begin_act")),
+            key=lambda r: getattr(clients[r.seat], "order", 0),
+        )
+        begun = [(r, _begin(clients[r.seat], payloads[r.seat])) for r in remote]
+        replies = {
+            r.seat: _ask(clients[r.seat], payloads[r.seat], r)
+            for r in asked
+            if not hasattr(clients[r.seat], "begin_act")
+        }
+        for r, (finish, started) in begun:
+            replies[r.seat] = _judge(finish, r, started)
         answers: dict[int, Action] = {}
         decisions = []
         for r in requests:
-            decision: dict[str, Any] = {"seat": r.seat, "kind": r.kind}
-            if r.seat not in replies:
-                answers[r.seat] = r.default_action
-                decision.update(action=r.default_action, default=True, fault="struck_out")
+            reply = replies.get(r.seat)
+            if reply is None:
+                decision = {
+                    "seat": r.seat,
+                    "kind": r.kind,
+                    "action": r.default_action,
+                    "fault": "struck_out",
+                }
             else:
-                action, latency_ms, fault, memo = replies[r.seat]
+                action, latency_ms, fault, memo = reply
+                decision = {
+                    "seat": r.seat,
+                    "kind": r.kind,
+                    "action": action,
+                    "latency_ms": round(latency_ms, 3),
+                }
                 if fault is not None:
                     record.strikes[r.seat] += 1
-                    action = r.default_action
-                answers[r.seat] = action
-                decision.update(
-                    action=action,
-                    default=fault is not None,
-                    fault=fault,
-                    latency_ms=round(latency_ms, 3),
-                )
+                    decision["action"] = r.default_action
+                    decision["fault"] = fault
                 if memo is not None:
                     decision["memo"] = memo
+            answers[r.seat] = decision["action"]
             decisions.append(decision)
         game.apply(state, answers)
-        record.steps.append(
-            {"answers": {str(s): a for s, a in answers.items()}, "decisions": decisions}
-        )
+        record.steps.append(decisions)
 
     def _final_outcome(self, outcome: Outcome, strikes: list[int]) -> dict[str, Any]:
         """Struck-out bots rank after every other bot, whatever the game said."""
@@ -254,8 +254,10 @@ def _ask(
     return _judge(lambda: client.act(payload), request, time.perf_counter())
 
 
-def _begin(client: Any, payload: dict[str, Any]) -> Callable[[], Any]:
-    """Send the request now; the returned call reads the answer (or raises what failed)."""
+def _begin(client: Any, payload: dict[str, Any]) -> tuple[Callable[[], Any], float]:
+    """Send the request now; returns the call that reads the answer (or raises what
+    failed) and when the request left (``perf_counter``): the bot's time starts there."""
+    started = time.perf_counter()
     try:
         exchange = client.begin_act(payload)
     except Exception as exc:  # judged like any failure of the exchange
@@ -263,8 +265,8 @@ def _begin(client: Any, payload: dict[str, Any]) -> Callable[[], Any]:
         def failed(error: Exception = exc) -> Any:
             raise error
 
-        return failed
-    return lambda: client.finish_act(exchange)
+        return failed, started
+    return (lambda: client.finish_act(exchange)), getattr(exchange, "started", started)
 
 
 def _judge(

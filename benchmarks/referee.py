@@ -92,8 +92,8 @@ def per_decision(game: str, matches: int) -> tuple[float, int]:
         started = time.perf_counter()
         for m in range(matches):
             record = referee.run(game, clients, seed=m, match_id=f"bench-{m}")
-            asked += sum(len(step["decisions"]) for step in record.steps)
-            assert not any(d.get("fault") for s in record.steps for d in s["decisions"])
+            asked += sum(len(step) for step in record.steps)
+            assert not any("fault" in d for step in record.steps for d in step)
         elapsed = time.perf_counter() - started
     finally:
         for client in clients:

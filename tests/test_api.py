@@ -708,7 +708,7 @@ def play_match(app: Flask, bot_ids: list[int], game: str = "cactus", seed: int =
         PolicyClient(make_policy(game, "random", policy_rng(seed, seat)), f"bot{seat}")
         for seat in range(len(bot_ids))
     ]
-    record = Referee(concurrency=1).run(game, clients, seed, match_id=str(match_id)).to_json()
+    record = Referee().run(game, clients, seed, match_id=str(match_id)).to_json()
     with app.extensions["arena.db"].session() as session:
         match = session.get(Match, match_id)
         match.status = "finished"
@@ -757,7 +757,7 @@ def test_the_replay_of_a_finished_match_resimulates_and_filters_by_seat(app, cli
         assert len(view["events"]) == len(record["events"]) - len(hidden)
         assert hidden, f"seat {seat} was kept from some events"
         assert view["decisions"] and all(d["seat"] == seat for d in view["decisions"])
-        mine = [d for s in record["steps"] for d in s["decisions"] if d["seat"] == seat]
+        mine = [d for step in record["steps"] for d in step if d["seat"] == seat]
         assert [{k: v for k, v in d.items() if k != "step"} for d in view["decisions"]] == mine
 
     for seat in ("2", "-1", "99"):

@@ -228,7 +228,7 @@ def test_decisions_are_shown_next_to_their_event(page: Any, site: dict[str, Any]
     decision = page.locator("#decisions .decision").first
     decision.wait_for()
     text = decision.inner_text()
-    action = record["steps"][0]["decisions"][0]["action"]["type"]
+    action = record["steps"][0][0]["action"]["type"]
     assert action in text and " ms" in text and "step 1" in text
 
 

@@ -771,7 +771,7 @@ def test_the_heuristic_beats_random_clearly(preset, floor):
     rotated; chance would give it a quarter of the wins.  The same figures are printed
     by `arena play cactus --preset P --bots heuristic,random,random,random --matches 200
     --seed 1` (classic 74%, pagat 95%)."""
-    referee = Referee(concurrency=1)
+    referee = Referee()
     wins = 0
     for m in range(200):
         seed = 1 + m

@@ -730,7 +730,7 @@ def test_registered_and_replayable() -> None:
     assert get_game("cactus-game") is GAME
     clients = [PolicyClient(make_policy(GAME.id, b, policy_rng(5, s))) for s, b in
                enumerate(["heuristic", "random", "heuristic"])]  # fmt: skip
-    record = Referee(concurrency=1).run(GAME.id, clients, 5, {"target": 4})
+    record = Referee().run(GAME.id, clients, 5, {"target": 4})
     assert check_replay(json.loads(json.dumps(record.to_json()))) == []
 
 
@@ -738,7 +738,7 @@ def test_registered_and_replayable() -> None:
 def heuristic_win_rate(matches: int, first_seed: int = 1) -> float:
     """Like ``arena play cactus-game --players 4 --bots heuristic,random,random,random
     --matches N --seed 1``: the heuristic's seat rotates, each match has its own seed."""
-    referee = Referee(concurrency=1)
+    referee = Referee()
     wins = 0
     for m in range(matches):
         seed = first_seed + m

@@ -34,8 +34,8 @@ def test_a_full_match_over_http_with_sdk_bots(game):
     with ExitStack() as stack:
         clients = seated(stack, game, PLAYERS.get(game, 4), "s3cret", "s3cret")
         record = Referee().run(game, clients, seed=21, match_id=f"http-{game}")
-    decisions = [d for step in record.steps for d in step["decisions"]]
-    assert decisions and not [d for d in decisions if d.get("fault")]
+    decisions = [d for step in record.steps for d in step]
+    assert decisions and not [d for d in decisions if "fault" in d]
     assert all(d["latency_ms"] > 0 for d in decisions)
     assert record.strikes == [0] * len(clients)
     assert check(record.to_json()) == []
@@ -45,6 +45,6 @@ def test_a_referee_with_the_wrong_secret_is_refused_by_every_bot():
     with ExitStack() as stack:
         clients = seated(stack, "cactus", 2, "right", "wrong")
         record = Referee().run("cactus", clients, seed=3)
-    faults = {d["fault"] for step in record.steps for d in step["decisions"]}
+    faults = {d["fault"] for step in record.steps for d in step}
     assert faults == {"http_status", "struck_out"}  # 401s, then both bots struck out
     assert record.outcome["struck_out"] == [0, 1]

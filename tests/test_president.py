@@ -895,7 +895,7 @@ def test_bad_answers_are_refused() -> None:
 def test_heuristic_beats_random_over_200_matches() -> None:
     """arena play president --players 4 --bots heuristic,random,random,random --matches 200
     --seed 1 (the same seating rotation and seeds)."""
-    referee = Referee(concurrency=1)
+    referee = Referee()
     bots = ["heuristic", "random", "random", "random"]
     wins = ranks = 0
     for m in range(200):
@@ -919,7 +919,7 @@ def test_heuristic_plays_legal_actions_in_every_variant() -> None:
         clients = [
             PolicyClient(POLICIES["heuristic"](policy_rng(3, seat))) for seat in range(players)
         ]
-        record = Referee(max_strikes=1, concurrency=1).run("president", clients, 3, options)
+        record = Referee(max_strikes=1).run("president", clients, 3, options)
         assert record.outcome["struck_out"] == [], options
 
 

@@ -472,4 +472,5 @@ def test_step_positions_refuse_a_record_that_does_not_replay() -> None:
     record = Referee().run("cactus", clients, 1).to_json()
     assert step_positions({**record, "seed": 2}) is None
     assert step_positions({**record, "game": "chess"}) is None
-    assert step_positions({**record, "steps": [{"answers": {"0": {"type": "fly"}}}]}) is None
+    fly = [[{"seat": 0, "kind": "turn", "action": {"type": "fly"}}]]
+    assert step_positions({**record, "steps": fly}) is None

@@ -16,7 +16,7 @@ from arena.api.schemas import (
     ReplayArgsSchema,
 )
 from arena.models import Match, Replay
-from arena.replay import seat_events
+from arena.replay import seat_decisions, seat_events
 
 blp = ApiBlueprint(
     "matches", __name__, url_prefix="/api/matches", description="Matches and their replays."
@@ -80,10 +80,5 @@ class MatchReplay(MethodView):
             "players": record["players"],
             "options": record["options"],
             "events": seat_events(record, seat),
-            "decisions": [
-                {"step": i, **decision}
-                for i, step in enumerate(record["steps"])
-                for decision in step["decisions"]
-                if decision["seat"] == seat
-            ],
+            "decisions": seat_decisions(record, seat),
         }

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena.games import get_game
+from arena.replay import answers
 
 
 def step_positions(record: dict[str, Any]) -> dict[str, Any] | None:
@@ -40,7 +41,7 @@ def step_positions(record: dict[str, Any]) -> dict[str, Any] | None:
 
         for step in record["steps"]:
             mark()
-            game.apply(state, {int(seat): action for seat, action in step["answers"].items()})
+            game.apply(state, answers(step))
         mark()
         if [e.to_json() for e in state.events] != record["events"]:
             return None

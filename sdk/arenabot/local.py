@@ -158,7 +158,7 @@ def play(
     labels = _labels(names)
     standings = [Standing(label) for label in labels]
     entries: list[str | Bot] = [bot, *opponents]
-    referee = Referee(max_strikes=max_strikes, concurrency=1)
+    referee = Referee(max_strikes=max_strikes)
     result = LocalResult(engine.id, standings)
     for m in range(matches):
         match_seed = seed + m
@@ -190,13 +190,13 @@ def _tally(record: dict[str, Any], seating: list[int], standings: list[Standing]
         s.rank_sum += outcome["ranks"][seat]
         s.score_sum += outcome["scores"][seat]
     for step in record["steps"]:
-        for decision in step["decisions"]:
+        for decision in step:
             if "latency_ms" not in decision:
                 continue  # a struck-out seat is no longer asked
             s = standings[seating[decision["seat"]]]
             s.decisions += 1
             s.latency_ms += decision["latency_ms"]
-            s.faults += decision["fault"] is not None
+            s.faults += "fault" in decision
 
 
 def load_bot(spec: str) -> Bot:

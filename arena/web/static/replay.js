@@ -462,7 +462,7 @@
       (decisions[step] || []).forEach((d) => {
         const fault = d.fault
           ? el("span", "fault", [
-              "fault: " + d.fault + (d.default ? " (default action played)" : ""),
+              "fault: " + d.fault + " (default action played)",
             ])
           : null;
         rows.push(
@@ -559,7 +559,7 @@
     const table = [];
     if (which === "all") {
       (body.steps || []).forEach((step, i) => {
-        table[i] = step.decisions || [];
+        table[i] = step;
       });
     } else {
       (body.decisions || []).forEach((d) => {

@@ -1,0 +1,411 @@
+"""The HTTP client of the referee: its response parser (fuzzed: it is owned code), its
+connection pools (bounded, shared, never deadlocked) and its deadline (one per answer)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from arena.clients import (
+    MAX_ANSWER_BYTES,
+    MAX_HEAD_BYTES,
+    Connection,
+    Deadline,
+    HttpClient,
+    Pools,
+    read_response,
+)
+from arena.games import make_policy
+from arena.referee import BotFault, PolicyClient, Referee, policy_rng
+from arena.replay import check
+
+# what the parser may raise: a fault, or what a broken connection raises (the client
+# turns those into faults); never an IndexError, a ValueError...
+EXPECTED = (BotFault, EOFError, ConnectionError, TimeoutError)
+
+
+class Segments:
+    """A socket that hands out ``data`` cut at ``cuts``, then the end of the stream."""
+
+    def __init__(self, data: bytes, cuts: list[int] = ()):  # type: ignore[assignment]
+        points = sorted({c for c in cuts if 0 < c < len(data)})
+        self.pieces = [data[a:b] for a, b in zip([0, *points], [*points, len(data)], strict=True)]
+
+    def settimeout(self, seconds: float) -> None:
+        pass
+
+    def recv(self, n: int) -> bytes:
+        if not self.pieces:
+            return b""
+        piece = self.pieces.pop(0)
+        if len(piece) > n:
+            self.pieces.insert(0, piece[n:])
+            piece = piece[:n]
+        return piece
+
+
+def parse(data: bytes, cuts: list[int] = (), cap: int = MAX_ANSWER_BYTES):  # type: ignore[assignment]
+    return read_response(Connection(Segments(data, cuts)), Deadline(5), cap)
+
+
+# -- the parser, case by case --------------------------------------------------------------
+def test_a_content_length_answer():
+    r = parse(b'HTTP/1.1 200 OK\r\nContent-Length: 13\r\n\r\n{"action": 1}')
+    assert (r.status, r.body, r.keep_alive) == (200, b'{"action": 1}', True)
+
+
+def test_a_chunked_answer_with_extensions_and_trailers():
+    data = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+    data += b'4;x=y\r\n{"a"\r\n5\r\n: 12}\r\n0\r\nX-Trailer: 1\r\n\r\n'
+    r = parse(data)
+    assert (r.body, r.keep_alive) == (b'{"a": 12}', True)
+
+
+def test_an_answer_ended_by_the_connection_is_not_kept_alive():
+    r = parse(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{}")
+    assert (r.body, r.keep_alive) == (b"{}", False)
+
+
+def test_http_1_0_and_connection_close_are_not_kept_alive():
+    assert not parse(b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\n{}").keep_alive
+    assert parse(
+        b"HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\n{}"
+    ).keep_alive
+    assert not parse(
+        b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}"
+    ).keep_alive
+
+
+def test_bare_line_feeds_interim_answers_and_no_content():
+    r = parse(b"HTTP/1.1 100 Continue\n\nHTTP/1.1 200 OK\nContent-Length: 2\n\n{}")
+    assert (r.status, r.body) == (200, b"{}")
+    assert parse(b"HTTP/1.1 204 No Content\r\n\r\n").body == b""
+
+
+def test_bytes_after_the_answer_close_the_connection():
+    assert not parse(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}junk").keep_alive
+
+
+@pytest.mark.parametrize(
+    ("data", "kind"),
+    [
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 99999999\r\n\r\n", "too_large"),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 1" + b"0" * 40 + b"\r\n\r\n", "too_large"),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 5, 6\r\n\r\n12345", "bad_answer"),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", "bad_answer"),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n", "bad_answer"),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "bad_answer"),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n", "bad_answer"),
+        (b"HTTP/1.1 101 Switching\r\n\r\n", "bad_answer"),
+        (b"HTTP/2 200\r\n\r\n", "bad_answer"),
+        (b"HTTP/1.1 2000 OK\r\n\r\n", "bad_answer"),
+        (b"HTTP/1.1 200 OK\r\nno colon here\r\n\r\n", "bad_answer"),
+        (b"HTTP/1.1 200 OK\r\n folded: header\r\n\r\n", "bad_answer"),
+        (b"HTTP/1.1 200 OK\r\nX: " + b"x" * (MAX_HEAD_BYTES + 10), "too_large"),
+    ],
+)
+def test_a_malformed_or_oversized_answer_is_a_fault(data, kind):
+    with pytest.raises(BotFault) as fault:
+        parse(data)
+    assert fault.value.kind == kind
+
+
+def test_a_body_over_the_cap_is_a_fault_however_it_is_framed():
+    body = b"x" * 101
+    framings = [
+        b"HTTP/1.1 200 OK\r\nContent-Length: 101\r\n\r\n" + body,
+        b"HTTP/1.1 200 OK\r\n\r\n" + body,
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n65\r\n" + body + b"\r\n0\r\n\r\n",
+    ]
+    for data in framings:
+        with pytest.raises(BotFault) as fault:
+            parse(data, cap=100)
+        assert fault.value.kind == "too_large"
+        assert parse(data, cap=101).body == body
+
+
+def test_an_answer_cut_short_is_a_fault_and_no_answer_at_all_is_an_end_of_stream():
+    with pytest.raises(BotFault) as fault:
+        parse(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n123")
+    assert fault.value.kind == "connection_closed"
+    with pytest.raises(EOFError):
+        parse(b"")
+
+
+def test_the_deadline_bounds_the_whole_answer_not_each_read():
+    class Trickle(Segments):
+        def recv(self, n: int) -> bytes:
+            time.sleep(0.02)
+            return super().recv(1)  # one byte at a time, each well inside any timeout
+
+    conn = Connection(Trickle(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}" * 10))
+    with pytest.raises(TimeoutError):
+        read_response(conn, Deadline(0.2))
+
+
+# -- the parser, fuzzed ----------------------------------------------------------------------
+TOKEN = st.text("abcdefghijklmnopqrstuvwxyz-", min_size=1, max_size=12).filter(
+    lambda t: t.lower() not in ("content-length", "transfer-encoding", "connection")
+)
+VALUE = st.text("abcdefghijklmnopqrstuvwxyz0123456789 ;=/.", max_size=30).map(str.strip)
+
+
+@st.composite
+def responses(draw):
+    """A well-formed answer, the body it carries, and whether it keeps the connection."""
+    status = draw(st.sampled_from([200, 201, 202, 400, 401, 404, 500, 503]))
+    body = draw(st.binary(max_size=3000))
+    framing = draw(st.sampled_from(["length", "chunked", "close"]))
+    newline = draw(st.sampled_from([b"\r\n", b"\n"]))
+    headers = [
+        (n.encode(), v.encode()) for n, v in draw(st.lists(st.tuples(TOKEN, VALUE), max_size=6))
+    ]
+    if framing == "length":
+        headers.append((b"Content-Length", str(len(body)).encode()))
+    elif framing == "chunked":
+        headers.append((b"Transfer-Encoding", b"chunked"))
+    head = [b"HTTP/1.1 %d Reason Phrase" % status] + [n + b": " + v for n, v in headers]
+    data = newline.join(head) + newline + newline
+    if framing == "chunked":
+        sizes = draw(st.lists(st.integers(1, 700), max_size=8))
+        rest, pieces = body, []
+        for size in sizes:
+            if rest:
+                pieces.append(rest[:size])
+                rest = rest[size:]
+        if rest:
+            pieces.append(rest)
+        for piece in pieces:
+            data += b"%x" % len(piece) + newline + piece + newline
+        data += b"0" + newline + newline
+    else:
+        data += body
+    cuts = draw(st.lists(st.integers(0, len(data)), max_size=12))
+    return data, cuts, status, body, framing != "close"
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(responses())
+def test_fuzz_a_well_formed_answer_parses_to_its_body_however_it_arrives(case):
+    data, cuts, status, body, keep_alive = case
+    r = parse(data, cuts)
+    assert (r.status, r.body, r.keep_alive) == (status, body, keep_alive)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(responses(), st.data())
+def test_fuzz_a_damaged_answer_is_parsed_or_refused_never_crashes(case, data):
+    raw = bytearray(case[0])
+    for _ in range(data.draw(st.integers(1, 6))):
+        where = data.draw(st.integers(0, max(len(raw) - 1, 0)))
+        what = data.draw(st.sampled_from(["flip", "insert", "delete"]))
+        if what == "flip" and raw:
+            raw[where] = data.draw(st.integers(0, 255))
+        elif what == "insert":
+            raw[where:where] = data.draw(st.binary(min_size=1, max_size=8))
+        elif raw:
+            del raw[where]
+    try:
+        r = parse(bytes(raw), case[1])
+    except EXPECTED:
+        return
+    assert isinstance(r.status, int) and len(r.body) <= MAX_ANSWER_BYTES
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=400), st.lists(st.integers(0, 400), max_size=5))
+def test_fuzz_any_bytes_are_parsed_or_refused_never_crash(raw, cuts):
+    with suppress(*EXPECTED):
+        parse(b"HTTP/1.1 200 OK\r\n" + raw, cuts)
+
+
+# -- pools, over real loopback sockets ------------------------------------------------------
+@contextmanager
+def bot_server(
+    answer_delay: float = 0.0,
+    answers_per_connection: int | None = None,
+    then: str = "close",
+    hangup_delay: float = 0.0,
+) -> Iterator[dict]:
+    """A loopback bot answering every POST with the last legal action; it counts its
+    connections (open now, at most at once, in all) and the requests it received.  After
+    ``answers_per_connection`` answers on a connection it either closes it at once
+    (``then="close"``: an idle keep-alive connection the bot dropped), or reads the next
+    request, waits ``hangup_delay`` and hangs up without a word (``"hang_up"``)."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    stats = {"open": 0, "peak": 0, "accepted": 0, "requests": [], "url": ""}
+    stats["url"] = f"http://127.0.0.1:{listener.getsockname()[1]}"
+    lock = threading.Lock()
+    stopping = threading.Event()
+
+    def serve(conn: socket.socket) -> None:
+        served = 0
+        reader = conn.makefile("rb")
+        try:
+            while True:
+                if served == answers_per_connection and then == "close":
+                    return
+                line = reader.readline()
+                if not line:
+                    return
+                length = 0
+                while (header := reader.readline()) not in (b"\r\n", b""):
+                    if header.lower().startswith(b"content-length:"):
+                        length = int(header.split(b":")[1])
+                body = json.loads(reader.read(length)) if length else {}
+                with lock:
+                    stats["requests"].append(body.get("decision_id"))
+                if served == answers_per_connection:
+                    time.sleep(hangup_delay)
+                    return
+                time.sleep(answer_delay)
+                legal = body.get("legal_actions")
+                answer = json.dumps({"action": legal[-1]} if legal else {}).encode()
+                conn.sendall(
+                    b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(answer) + answer
+                )
+                served += 1
+        except OSError:
+            return
+        finally:
+            reader.close()
+            conn.close()
+            with lock:
+                stats["open"] -= 1
+
+    def accept() -> None:
+        listener.settimeout(0.05)
+        while not stopping.is_set():
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            with lock:
+                stats["open"] += 1
+                stats["accepted"] += 1
+                stats["peak"] = max(stats["peak"], stats["open"])
+            threading.Thread(target=serve, args=(conn,), daemon=True).start()
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield stats
+    finally:
+        stopping.set()
+        thread.join()
+        listener.close()
+
+
+def act(client: HttpClient, n: int, deadline_ms: int = 2000) -> object:
+    return client.act(
+        {"decision_id": str(n), "legal_actions": [{"n": n}], "deadline_ms": deadline_ms}
+    )
+
+
+def test_connections_to_an_endpoint_are_bounded_and_shared_across_matches():
+    pools = Pools(max_connections=3)
+    with bot_server(answer_delay=0.02) as bot:
+        answers: list[object] = []
+
+        def match(m: int) -> None:  # each "match" has a client of its own
+            client = HttpClient(bot["url"], "s3cret", f"m{m}", pool=pools.get(bot["url"]))
+            answers.extend(act(client, 10 * m + k) for k in range(5))
+            client.close()  # a shared pool outlives the match
+
+        threads = [threading.Thread(target=match, args=(m,)) for m in range(12)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        pools.close()
+    assert sorted(a["action"]["n"] for a in answers) == sorted(  # type: ignore[index]
+        10 * m + k for m in range(12) for k in range(5)
+    )
+    assert bot["peak"] <= 3  # requests waited for a connection rather than open a fourth
+    assert bot["accepted"] <= 3  # and the connections were kept alive across matches
+
+
+def test_an_idle_connection_the_bot_closed_is_replaced_without_a_fault():
+    with bot_server(answers_per_connection=1, then="close") as bot:
+        client = HttpClient(bot["url"])
+        try:
+            for n in range(3):
+                assert act(client, n)["action"]["n"] == n  # type: ignore[index]
+                time.sleep(0.05)  # the bot drops the connection while it is idle
+        finally:
+            client.close()
+    assert bot["accepted"] == 3 and bot["requests"] == ["0", "1", "2"]
+
+
+def test_a_bot_gets_one_deadline_for_an_answer_even_on_a_reused_connection():
+    """The bot answers once; on the kept-alive connection it then thinks for the whole
+    deadline and hangs up.  That is a timeout: the request is not sent again on a new
+    connection with a fresh deadline."""
+    with bot_server(answers_per_connection=1, then="hang_up", hangup_delay=0.5) as bot:
+        client = HttpClient(bot["url"])
+        try:
+            act(client, 1)
+            started = time.monotonic()
+            with pytest.raises(BotFault) as fault:
+                act(client, 2, deadline_ms=200)
+            took = time.monotonic() - started
+        finally:
+            client.close()
+    assert fault.value.kind == "timeout"
+    assert bot["requests"] == ["1", "2"]  # asked once, not again on a new connection
+    assert took < 0.2 + 0.25 + 0.2  # the deadline and its grace, not twice that
+
+
+def _house(game: str, seat: int) -> PolicyClient:
+    return PolicyClient(make_policy(game, "random", policy_rng(1, seat)), f"house{seat}")
+
+
+def test_two_matches_in_reaction_windows_never_wait_on_each_other():
+    """One connection per endpoint, two matches seating the same two bots in opposite
+    seats: each reaction window needs both bots at once.  Begun in the pools' order, the
+    windows never hold one connection while waiting for the other's."""
+    pools = Pools(max_connections=1)
+    with bot_server() as a, bot_server() as b:
+        records: dict[int, object] = {}
+
+        def match(m: int, urls: list[str]) -> None:
+            clients = [
+                HttpClient(u, None, f"{m}-{i}", pool=pools.get(u)) for i, u in enumerate(urls)
+            ]
+            records[m] = Referee().run("cactus", [*clients, _house("cactus", 2)], seed=m)
+
+        threads = [
+            threading.Thread(
+                target=match, args=(m, [a["url"], b["url"]][:: 1 if m % 2 else -1]), daemon=True
+            )
+            for m in range(4)
+        ]
+        for t in threads:
+            t.start()
+        given_up = time.monotonic() + 30
+        for t in threads:
+            t.join(max(given_up - time.monotonic(), 0))
+        hung = [t for t in threads if t.is_alive()]
+        pools.close()
+    assert not hung, "matches waited on each other's connections"
+    assert len(records) == 4
+    assert all(check(r.to_json()) == [] and r.strikes == [0, 0, 0] for r in records.values())
+
+
+def test_a_bot_seated_twice_with_one_connection_allowed_still_plays():
+    pools = Pools(max_connections=1)
+    with bot_server() as bot:
+        clients = [
+            HttpClient(bot["url"], None, f"twin{i}", pool=pools.get(bot["url"])) for i in range(2)
+        ]
+        record = Referee().run("cactus", clients, seed=7)
+        pools.close()
+    assert record.strikes == [0, 0] and check(record.to_json()) == []
