@@ -17,10 +17,13 @@ from sqlalchemy import (
     Float,
     ForeignKey,
     Integer,
+    LargeBinary,
     String,
     UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+from arena import replay
 
 
 def utcnow() -> dt.datetime:
@@ -127,10 +130,20 @@ class MatchSeat(Base):
 
 
 class Replay(Base):
+    """A finished match's record, stored compressed (``arena.replay.encode``)."""
+
     __tablename__ = "replays"
 
     match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"), primary_key=True)
-    record: Mapped[dict[str, Any]] = mapped_column(JSON)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+
+    @property
+    def record(self) -> dict[str, Any]:
+        return replay.decode(self.data)
+
+    @record.setter
+    def record(self, record: dict[str, Any]) -> None:
+        self.data = replay.encode(record)
 
 
 class Rating(Base):

@@ -70,6 +70,16 @@ def _postgres_database() -> Iterator[str]:
 
 
 @contextmanager
+def postgres_url() -> Iterator[str]:
+    """A database of its own on the machine's PostgreSQL (a failure on CI if there is
+    none, else a skip)."""
+    if not _reachable(PG):
+        _missing("PostgreSQL on 127.0.0.1:5432")
+    with _postgres_database() as url:
+        yield url
+
+
+@contextmanager
 def lane(name: str, data_dir: Path, workers: int = 2) -> Iterator[Lane]:
     env = {"ARENA_DATA_DIR": str(data_dir), "ARENA_DEADLINE_MS": "3000"}
     with _services(name) as urls:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import gzip
 from typing import Any
 
-from flask import abort
+from flask import Response, abort, request
 from flask.views import MethodView
 
 from arena import services
@@ -16,7 +17,7 @@ from arena.api.schemas import (
     ReplayArgsSchema,
 )
 from arena.models import Match, Replay
-from arena.replay import seat_decisions, seat_events
+from arena.replay import decode, seat_decisions, seat_events
 
 blp = ApiBlueprint(
     "matches", __name__, url_prefix="/api/matches", description="Matches and their replays."
@@ -50,22 +51,24 @@ class MatchById(MethodView):
 class MatchReplay(MethodView):
     @blp.arguments(ReplayArgsSchema, location="query")
     @blp.response(200)
-    def get(self, query: dict[str, Any], match_id: int) -> dict[str, Any]:
+    def get(self, query: dict[str, Any], match_id: int) -> Any:
         """The replay of a finished match
 
-        Without ``seat``: the full record (seed, options, players, every step's answers and
+        Without ``seat``: the full record (format 2: seed, options, players, every step's
         decisions, every event with its visibility, the outcome), enough to re-simulate
-        the match.  With ``seat=k``: exactly what seat k received, ``{match_id, seat, game,
-        players, options, events, decisions}``.
+        the match; it is sent as stored, gzip-compressed with ``Content-Encoding: gzip``,
+        to a client whose ``Accept-Encoding`` allows it.  With ``seat=k``: exactly what
+        seat k received, ``{match_id, seat, game, players, options, events, decisions}``.
         """
         with database().session() as session:
             match = services.get_match(session, match_id)
             replay = session.get(Replay, match.id)
             if match.status != "finished" or replay is None:
                 abort(404, f"match {match.id} has no replay yet: it is {match.status}")
-            record = replay.record
+            data = replay.data
         if "seat" not in query:
-            return record
+            return stored_json(data)
+        record = decode(data)
         seat = query["seat"]
         if not 0 <= seat < len(record["players"]):
             abort(
@@ -82,3 +85,14 @@ class MatchReplay(MethodView):
             "events": seat_events(record, seat),
             "decisions": seat_decisions(record, seat),
         }
+
+
+def stored_json(data: bytes) -> Response:
+    """gzip-compressed JSON as stored, to a client that accepts gzip; else decompressed."""
+    if request.accept_encodings["gzip"] > 0:
+        response = Response(data, mimetype="application/json")
+        response.headers["Content-Encoding"] = "gzip"
+    else:
+        response = Response(gzip.decompress(data), mimetype="application/json")
+    response.vary.add("Accept-Encoding")
+    return response
