@@ -65,7 +65,11 @@ class ServiceError(Exception):
 
 # -- tokens ------------------------------------------------------------------------------
 def new_token() -> str:
-    return secrets.token_urlsafe(32)
+    # never starting with "-": a bot started with ``--secret <token>`` would read it as
+    # an option
+    while (token := secrets.token_urlsafe(32)).startswith("-"):
+        pass
+    return token
 
 
 def hash_token(token: str) -> str:
