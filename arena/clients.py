@@ -13,7 +13,8 @@ Why a small HTTP/1.1 client of our own.  A decision over loopback cost the worke
 bytes whose fixed part is encoded once per endpoint, the HMAC key is prepared once per
 bot, the status line and ``Content-Length`` (or chunks) are read from bytes, and the
 deadline is enforced by giving every socket operation only the time that is left.  The
-parser (``read_response``) is small and fuzzed by the tests.
+parser (``read_response``) is small and fuzzed by the tests.  JSON goes through orjson:
+encoding a view took the standard library 36-81 us, about a tenth of that with orjson.
 
 Connections are kept alive and pooled per endpoint (``EndpointPool``).  A worker keeps
 one ``Pools`` registry for every match it plays, so a connection outlives its match, and
@@ -29,7 +30,6 @@ import contextlib
 import hashlib
 import hmac
 import itertools
-import json
 import select
 import socket
 import ssl
@@ -38,6 +38,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
+
+import orjson
 
 from arena import __version__
 from arena.referee import BotFault
@@ -525,7 +527,7 @@ class HttpClient:
     def begin(self, path: str, payload: Any, seconds: float) -> Exchange:
         """Sign and send a POST; never raises: a failure waits in the exchange for
         ``finish``, which turns it into the right fault."""
-        body = json.dumps(payload, separators=(",", ":")).encode()
+        body = orjson.dumps(payload)
         tail = b"%d\r\n" % len(body)
         if self._mac is not None:
             timestamp = b"%d" % time.time()
@@ -589,8 +591,8 @@ class HttpClient:
         if not 200 <= status < 300:
             raise BotFault("http_status", f"HTTP {status}")
         try:
-            return json.loads(response.body) if response.body else {}
-        except (ValueError, UnicodeDecodeError, RecursionError):
+            return orjson.loads(response.body) if response.body else {}
+        except orjson.JSONDecodeError:  # also invalid UTF-8, and nesting deeper than 1024
             raise BotFault("not_json", "the answer is not JSON") from None
 
     finish_act = finish

