@@ -5,8 +5,9 @@ against a raw ``http.client`` round trip to a stdlib server measured in the same
 
 A decision's time covers everything the referee does for it: building the view, signing,
 the round trip, the bot parsing the view and choosing, checking the answer, applying it.
-The baseline is the floor of the transport alone: the same-sized ``/act`` body posted
-over one keep-alive connection to a server that answers a canned body in one write.
+The baseline is the floor of the transport alone: a real ``/act`` body of the same game
+posted over one keep-alive connection to a server that answers a canned body in one
+write.  The last column is the referee process's own CPU time per decision.
 
 Bots and the baseline server run in processes of their own, as real bots do: threads in
 the referee's process would compete with it for the interpreter lock.
@@ -75,8 +76,9 @@ def process(argv: list[str], port: int):  # type: ignore[no-untyped-def]
         proc.wait()
 
 
-def per_decision(game: str, matches: int) -> tuple[float, int]:
-    """Seconds per /act over ``matches`` full matches, and the number of decisions."""
+def per_decision(game: str, matches: int) -> tuple[float, float, int]:
+    """Seconds and the referee's CPU seconds per /act over ``matches`` full matches, and
+    the number of decisions."""
     n = PLAYERS.get(game, GAMES[game].min_players)
     module = f"sample_bots.{game.replace('-', '_')}_random"
     ports = [free_port() for _ in range(n)]
@@ -89,36 +91,48 @@ def per_decision(game: str, matches: int) -> tuple[float, int]:
     referee = Referee()
     asked = 0
     try:
-        started = time.perf_counter()
+        referee.run(game, clients, seed=matches, match_id="warm-up")
+        started, cpu = time.perf_counter(), time.process_time()
         for m in range(matches):
             record = referee.run(game, clients, seed=m, match_id=f"bench-{m}")
-            asked += sum(len(step) for step in record.steps)
-            assert not any("fault" in d for step in record.steps for d in step)
-        elapsed = time.perf_counter() - started
+            for step in record.steps:  # format 2 (a list of decisions) or 1 (an object)
+                decisions = step["decisions"] if isinstance(step, dict) else step
+                asked += len(decisions)
+                assert not any(d.get("fault") for d in decisions)
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
     finally:
         for client in clients:
             client.close()
         for bot in bots:
             bot.__exit__(None, None, None)
-    return elapsed / asked, asked
+    return elapsed / asked, cpu / asked, asked
+
+
+def raw_round_trip(body: bytes) -> float:
+    """The median raw round trip of ``body`` to the baseline server."""
+    port = free_port()
+    here = str(Path(__file__).resolve().parent)
+    with process([sys.executable, "-c", BASELINE_SERVER, str(port), here], port):
+        round_trips(port, body, 50)  # warm up
+        return statistics.median(round_trips(port, body, 1000))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=3)
     args = parser.parse_args()
-
-    body = act_body()
-    port = free_port()
-    here = str(Path(__file__).resolve().parent)
-    with process([sys.executable, "-c", BASELINE_SERVER, str(port), here], port):
-        round_trips(port, body, 50)  # warm up
-        raw = statistics.median(round_trips(port, body, 1000))
-    print(f"raw http.client round trip ({len(body)}-byte /act body): {raw * 1e6:.0f} us")
-    print(f"{'game':<14}{'decisions':>10}{'us/decision':>13}{'vs raw':>9}")
+    print(
+        f"{'game':<14}{'decisions':>10}{'/act bytes':>11}{'raw us':>8}{'us/decision':>13}"
+        f"{'vs raw':>8}{'referee CPU us':>16}"
+    )
     for game in sorted(GAMES):
-        seconds, asked = per_decision(game, args.matches)
-        print(f"{game:<14}{asked:>10}{seconds * 1e6:>13.0f}{seconds / raw:>8.2f}x")
+        body = act_body(game, PLAYERS.get(game, GAMES[game].min_players))
+        raw = raw_round_trip(body)
+        seconds, cpu, asked = per_decision(game, args.matches)
+        print(
+            f"{game:<14}{asked:>10}{len(body):>11}{raw * 1e6:>8.0f}{seconds * 1e6:>13.0f}"
+            f"{seconds / raw:>7.2f}x{cpu * 1e6:>16.0f}"
+        )
 
 
 if __name__ == "__main__":

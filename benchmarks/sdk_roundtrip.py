@@ -66,17 +66,17 @@ class TwoWrites(OneWrite):
         self.wfile.write(ANSWER)
 
 
-def act_body() -> bytes:
-    """A real ``/act`` body: a 4-player Cactus match a few turns in."""
-    game = GAMES["cactus"]
-    state = game.new_state(4, 1)
+def act_body(game_id: str = "cactus", players: int = 4) -> bytes:
+    """A real ``/act`` body: a match of the game a few turns in."""
+    game = GAMES[game_id]
+    state = game.new_state(players, 1)
     for _ in range(12):
         game.apply(state, {r.seat: r.default_action for r in game.pending(state)})
     request = game.pending(state)[0]
     body = {
         "match_id": "bench",
         "decision_id": "12:0",
-        "game": "cactus",
+        "game": game_id,
         "seat": request.seat,
         "view": game.view(state, request.seat),
         "legal_actions": request.legal_actions,

@@ -43,8 +43,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from referee import BASELINE_SERVER, PYTHONPATH, free_port, process
-from sdk_roundtrip import round_trips
+from referee import PYTHONPATH, free_port, process, raw_round_trip
+from sdk_roundtrip import act_body
 
 from arena.games import get_game
 
@@ -190,35 +190,6 @@ def engine_seconds(records: list[dict[str, Any]]) -> float:
             game.apply(state, {d["seat"]: d["action"] for d in decisions})
         total += time.perf_counter() - started
     return total
-
-
-def act_body(game_id: str, players: int) -> bytes:
-    """A real ``/act`` body of the game, a few steps into a match."""
-    game = get_game(game_id)
-    state = game.new_state(players, 1)
-    for _ in range(12):
-        game.apply(state, {r.seat: r.default_action for r in game.pending(state)})
-    request = game.pending(state)[0]
-    return json.dumps(
-        {
-            "match_id": "1",
-            "decision_id": "12:0",
-            "game": game_id,
-            "seat": request.seat,
-            "view": game.view(state, request.seat),
-            "legal_actions": request.legal_actions,
-            "deadline_ms": 2000,
-        }
-    ).encode()
-
-
-def raw_round_trip(body: bytes) -> float:
-    """Median seconds of a raw keep-alive round trip of ``body``."""
-    port = free_port()
-    here = str(Path(__file__).resolve().parent)
-    with process([sys.executable, "-c", BASELINE_SERVER, str(port), here], port):
-        round_trips(port, body, 50)
-        return statistics.median(round_trips(port, body, 500))
 
 
 def run(args: argparse.Namespace) -> None:
