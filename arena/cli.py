@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from arena.clients import PROTOCOL_VERSION, HttpClient
+from arena.config import ConfigError
 from arena.games import GAMES, POLICIES, get_game, make_policy
 from arena.games.base import OptionsError
 from arena.referee import BotFault, PolicyClient, Referee, policy_rng
@@ -178,10 +179,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def worker_command(hostname: str, concurrency: int = 2) -> list[str]:
+def worker_command(hostname: str, *options: str) -> list[str]:
     """The command that starts a worker process (the demo and the tests start them)."""
-    return [sys.executable, "-m", "arena", "worker", f"--concurrency={concurrency}",
-            f"--hostname={hostname}"]  # fmt: skip
+    return [sys.executable, "-m", "arena", "worker", f"--hostname={hostname}", *options]
 
 
 def stop_processes(procs: Sequence[subprocess.Popen[bytes]], timeout: float) -> None:
@@ -194,6 +194,7 @@ def stop_processes(procs: Sequence[subprocess.Popen[bytes]], timeout: float) -> 
             proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             proc.kill()
+            proc.wait()
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
@@ -204,7 +205,11 @@ def cmd_worker(args: argparse.Namespace) -> int:
     config = from_env()
     Database(config.database_url).upgrade()
     app = configure(config)
-    argv = ["worker", f"--concurrency={args.concurrency}", f"--loglevel={args.loglevel}"]
+    if args.concurrency is not None and args.concurrency < 1:
+        raise OptionsError("--concurrency must be at least 1")
+    concurrency = args.concurrency or config.worker_concurrency
+    argv = ["worker", f"--pool={args.pool}", f"--concurrency={concurrency}",
+            f"--loglevel={args.loglevel}"]  # fmt: skip
     if args.hostname:
         argv.append(f"--hostname={args.hostname}")
     app.worker_main(argv)
@@ -310,7 +315,18 @@ def build_parser() -> argparse.ArgumentParser:
     serve.set_defaults(func=cmd_serve)
 
     worker = sub.add_parser("worker", help="a Celery worker that plays matches")
-    worker.add_argument("--concurrency", type=int, default=2)
+    worker.add_argument(
+        "--concurrency",
+        type=int,
+        help="matches played at once (default: $ARENA_WORKER_CONCURRENCY, else 100)",
+    )
+    worker.add_argument(
+        "--pool",
+        choices=["threads", "prefork", "solo"],
+        default="threads",
+        help="threads: many matches in this process (the default); prefork: one process "
+        "per match, --concurrency of them; solo: one match at a time",
+    )
     worker.add_argument("--loglevel", default="WARNING")
     worker.add_argument("--hostname", help="the worker's node name (default celery@host)")
     worker.set_defaults(func=cmd_worker)
@@ -337,7 +353,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except OptionsError as exc:
+    except (OptionsError, ConfigError) as exc:
         print(f"arena: {exc}", file=sys.stderr)
         return 2
 

@@ -16,6 +16,10 @@ profile a missing secret or an embedded database is an error at start-up, not la
 | ``ARENA_DEADLINE_MS`` | time a bot has for one answer | 2000 |
 | ``ARENA_MAX_STRIKES`` | faults before a bot plays out on defaults | 3 |
 | ``ARENA_LADDER_INTERVAL`` | seconds between ladder rounds (Celery beat) | 30 |
+| ``ARENA_WORKER_CONCURRENCY`` | matches one worker process plays at once | 100 |
+| ``ARENA_CONNECTIONS_PER_BOT`` | keep-alive connections a worker opens to one endpoint | 32 |
+| ``ARENA_LEASE_SECONDS`` | a claim on a match lapses this long after its last renewal | 15 |
+| ``ARENA_MATCH_TIME_LIMIT`` | seconds a match may take before it is failed (a backstop) | 3600 |
 """
 
 from __future__ import annotations
@@ -46,6 +50,10 @@ class Config:
     deadline_ms: int = 2000
     max_strikes: int = 3
     ladder_interval: float = 30.0
+    worker_concurrency: int = 100
+    connections_per_bot: int = 32
+    lease_seconds: float = 15.0
+    match_time_limit: float = 3600.0
     testing: bool = False
     extra: Mapping[str, Any] = field(default_factory=dict)
 
@@ -86,6 +94,17 @@ def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         if broker_url.startswith("filesystem"):
             raise ConfigError("the production profile needs ARENA_BROKER_URL (Redis, RabbitMQ)")
     networks = tuple(n.strip() for n in env.get("ARENA_ALLOWED_NETWORKS", "").split(",") if n)
+
+    def number(name: str, default: float, kind: type = int, minimum: float = 1) -> Any:
+        text = env.get(name, "")
+        try:
+            value = kind(text) if text else kind(default)
+        except ValueError:
+            raise ConfigError(f"{name} must be a number, not {text!r}") from None
+        if value < minimum:
+            raise ConfigError(f"{name} must be at least {minimum:g}, not {text}")
+        return value
+
     config = Config(
         profile=profile,
         data_dir=data_dir,
@@ -94,9 +113,13 @@ def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         secret_key=secret_key or secrets.token_hex(32),
         organiser_token=env.get("ARENA_ORGANISER_TOKEN") or None,
         allowed_networks=networks,
-        deadline_ms=int(env.get("ARENA_DEADLINE_MS", "2000")),
-        max_strikes=int(env.get("ARENA_MAX_STRIKES", "3")),
-        ladder_interval=float(env.get("ARENA_LADDER_INTERVAL", "30")),
+        deadline_ms=number("ARENA_DEADLINE_MS", 2000),
+        max_strikes=number("ARENA_MAX_STRIKES", 3),
+        ladder_interval=number("ARENA_LADDER_INTERVAL", 30, float),
+        worker_concurrency=number("ARENA_WORKER_CONCURRENCY", 100),
+        connections_per_bot=number("ARENA_CONNECTIONS_PER_BOT", 32),
+        lease_seconds=number("ARENA_LEASE_SECONDS", 15, float),
+        match_time_limit=number("ARENA_MATCH_TIME_LIMIT", 3600, float),
     )
     AddressPolicy.for_profile(profile, networks)  # a bad CIDR fails here, at start-up
     if database_url.startswith("sqlite"):

@@ -100,6 +100,13 @@ class Match(Base):
     status: Mapped[str] = mapped_column(String(16), default="queued", index=True)
     # queued -> running -> finished | failed; cancelled from queued
     attempts: Mapped[int] = mapped_column(Integer, default=0)
+    # when its run_match message was last sent (a queued match whose message is lost is
+    # sent again: arena.warden)
+    enqueued_at: Mapped[dt.datetime | None] = mapped_column(default=None)
+    # who is playing it (a worker process), and until when that worker's claim holds
+    # unless renewed: a lapsed lease means the worker is gone and another takes over
+    lease_owner: Mapped[str | None] = mapped_column(String(200), default=None)
+    lease_expires_at: Mapped[dt.datetime | None] = mapped_column(default=None)
     rated: Mapped[bool] = mapped_column(Boolean, default=True)
     # the order in which results changed the ratings (what a rebuild replays)
     rating_seq: Mapped[int | None] = mapped_column(Integer, unique=True, default=None)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -47,6 +48,14 @@ class BotFault(Exception):
         super().__init__(f"{kind}: {detail}" if detail else kind)
         self.kind = kind
         self.detail = detail
+
+
+class MatchAbandoned(Exception):
+    """The match was told to stop (its worker lost the lease on it): nothing to record."""
+
+
+class MatchTimeLimit(Exception):
+    """The match took longer than the referee's time limit (a backstop)."""
 
 
 class Client(Protocol):
@@ -114,9 +123,12 @@ class MatchRecord:
 
 
 class Referee:
-    def __init__(self, max_strikes: int = 3, deadline_ms: int = 2000):
+    def __init__(
+        self, max_strikes: int = 3, deadline_ms: int = 2000, time_limit: float | None = None
+    ):
         self.max_strikes = max_strikes
         self.deadline_ms = deadline_ms
+        self.time_limit = time_limit  # seconds a match may take; None: no limit
 
     def run(
         self,
@@ -125,8 +137,12 @@ class Referee:
         seed: int,
         options: Mapping[str, Any] | None = None,
         match_id: str = "local",
+        stop: threading.Event | None = None,
     ) -> MatchRecord:
+        """Play a match to its end; ``stop``, once set, abandons it (``MatchAbandoned``)
+        before the next step."""
         game = get_game(game_id)
+        give_up_at = None if self.time_limit is None else time.monotonic() + self.time_limit
         state = game.new_state(len(clients), seed, options)
         options_json = game.options_json(state.options)
         record = MatchRecord(
@@ -149,6 +165,10 @@ class Referee:
                 },
             )
         while (requests := game.pending(state)) != []:
+            if stop is not None and stop.is_set():
+                raise MatchAbandoned(match_id)
+            if give_up_at is not None and time.monotonic() > give_up_at:
+                raise MatchTimeLimit(f"the match took longer than {self.time_limit:g} s")
             self._step(game, state, clients, requests, record)
         outcome = game.outcome(state)
         assert outcome is not None

@@ -1,10 +1,21 @@
 """Celery tasks: playing matches, the rated ladder, and housekeeping.
 
 ``run_match(match_id)`` takes only the id and reloads everything from the database.  It
-is idempotent: a second delivery of a finished match is a no-op, and when two deliveries
-play the same match at once, the result is written under a lock by the first one only.
-That makes ``acks_late`` with ``task_reject_on_worker_lost`` safe: a worker dying
-mid-match means the match is played again from its seed, never recorded twice.
+is idempotent: a second delivery of a finished match, or of one that another worker is
+playing under a live lease, is a no-op; when two workers do play the same match (a lease
+that lapsed while its worker was alive), the result is written under a lock by the
+first to finish only.  That makes ``acks_late`` with ``task_reject_on_worker_lost`` safe:
+a worker dying mid-match means the match is played again from its seed, never recorded
+twice, and the warden (``arena.warden``) of another worker takes it over within a lease
+and a round, whatever the broker.
+
+A match is I/O-bound: it waits on its bots almost all the time.  So a worker process
+plays many at once (``ARENA_WORKER_CONCURRENCY``, 100 by default) on Celery's ``threads``
+pool, one thread per match, the matches sharing one keep-alive connection pool per bot
+endpoint (``arena.clients.Pools``).  Threads were chosen by measurement over gevent and
+over an asyncio referee: see ``docs/workers.md``.  Matches and the other tasks (the
+ladder, refits, housekeeping) have queues of their own, so the latter never wait behind
+a tournament's backlog.
 
 Ratings change in the same transaction as the result, under row locks (PostgreSQL) or
 the database lock (SQLite, ``BEGIN IMMEDIATE``), and each rated result takes the next
@@ -16,16 +27,18 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import random
+import threading
 from collections.abc import Iterable
 from typing import Any
 
 from celery import Celery
-from celery.signals import worker_process_init
+from celery.signals import worker_process_init, worker_ready, worker_shutdown
+from kombu import Exchange, Queue
 from sqlalchemy import func, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, selectinload
 
 from arena import broker
-from arena.clients import HttpClient
+from arena.clients import HttpClient, Pools
 from arena.config import Config, from_env
 from arena.db import Database
 from arena.models import (
@@ -42,7 +55,8 @@ from arena.models import (
     utcnow,
 )
 from arena.ratings import EloConfig, apply_match, fit_ratings, replay_elo
-from arena.referee import MatchRecord, Referee
+from arena.referee import MatchAbandoned, MatchRecord, MatchTimeLimit, Referee
+from arena.warden import Warden, new_owner
 
 log = logging.getLogger(__name__)
 
@@ -50,10 +64,12 @@ celery = Celery("arena")
 ELO = EloConfig()
 MAX_ATTEMPTS = 3  # a match that fails this often is marked failed, not retried forever
 RATING_SEQ = "rating_seq"
-STALE_QUEUED = dt.timedelta(minutes=10)  # queued this long: the enqueue may have been lost
-STALE_RUNNING = dt.timedelta(minutes=15)  # running this long: its worker is gone
+MATCH_QUEUE = "arena.matches"
+CONTROL_QUEUE = "arena.control"  # the ladder, refits and housekeeping
+QUEUES = (MATCH_QUEUE, CONTROL_QUEUE)
 
 _state: dict[str, Any] = {}
+_state_lock = threading.Lock()
 
 
 def celery_settings(config: Config) -> dict[str, Any]:
@@ -66,7 +82,18 @@ def celery_settings(config: Config) -> dict[str, Any]:
         "task_ignore_result": True,
         "task_serializer": "json",
         "accept_content": ["json"],
+        "task_queues": tuple(Queue(q, Exchange(q), routing_key=q) for q in QUEUES),
+        "task_default_queue": CONTROL_QUEUE,
+        "task_routes": {"arena.run_match": {"queue": MATCH_QUEUE}},
         "broker_connection_retry_on_startup": True,
+        "broker_connection_max_retries": None,  # a broker that restarts is waited for
+        # a broker that goes away does not stop the matches being played: their results
+        # go to the database, and a delivery made again finds them finished
+        "worker_cancel_long_running_tasks_on_connection_loss": False,
+        # after a reconnection, Celery lowers the prefetch count and raises it again with
+        # a basic.qos per finished task; on RabbitMQ the worker was seen to hang for good
+        # in one of those calls (a threads pool, a broker restarted mid-tournament)
+        "worker_enable_prefetch_count_reduction": False,
         "worker_hijack_root_logger": False,
         "timezone": "UTC",
         "beat_schedule": {
@@ -80,7 +107,10 @@ def celery_settings(config: Config) -> dict[str, Any]:
         settings["broker_transport_options"] = config.broker_folders()
     else:
         settings["broker_transport"] = None  # from the URL's scheme
-        settings["broker_transport_options"] = {}
+        # Redis hands an unacknowledged message out again after this long: never while
+        # its match may still be running (the warden recovers a dead worker's match
+        # long before that)
+        settings["broker_transport_options"] = {"visibility_timeout": config.match_time_limit + 60}
     return settings
 
 
@@ -95,7 +125,10 @@ def configure(config: Config) -> Celery:
     old = _state.get("db")
     if old is not None:
         old.dispose()
-    _state.update(config=config, db=None)
+    pools = _state.get("pools")
+    if pools is not None:
+        pools.close()
+    _state.update(config=config, db=None, pools=None)
     return celery
 
 
@@ -107,16 +140,74 @@ def _config() -> Config:
 
 def _db() -> Database:
     _config()
-    if _state.get("db") is None:
-        _state["db"] = Database(_state["config"].database_url)
-    return _state["db"]
+    with _state_lock:
+        if _state.get("db") is None:
+            _state["db"] = Database(_state["config"].database_url)
+        return _state["db"]
+
+
+def _pools() -> Pools:
+    """The connection pools of this process, shared by all its matches."""
+    config = _config()
+    with _state_lock:
+        if _state.get("pools") is None:
+            _state["pools"] = Pools(
+                max_connections=config.connections_per_bot,
+                check_address=config.address_policy.check,
+            )
+        return _state["pools"]
+
+
+def _warden() -> Warden:
+    """This process's warden, started with the first match if no signal started it."""
+    with _state_lock:
+        warden = _state.get("warden")
+    return warden or start_warden(capacity=_config().worker_concurrency)
+
+
+def start_warden(capacity: int) -> Warden:
+    """Keep the leases of this process's matches and recover others' (``arena.warden``)."""
+    config = _config()
+    database = _db()
+    with _state_lock:
+        if _state.get("warden") is not None:
+            return _state["warden"]
+        warden = Warden(
+            database,
+            lease_seconds=config.lease_seconds,
+            capacity=capacity,
+            claim=claim,
+            play=lambda match_id: play_claimed(_db(), _config(), match_id, warden.owner, warden),
+            enqueue=lambda match_ids: enqueue_matches(_config(), match_ids),
+        )
+        _state["warden"] = warden
+    warden.start()
+    return warden
 
 
 @worker_process_init.connect
-def _fresh_connections(**_: Any) -> None:
-    """A forked worker process must not share its parent's database connections."""
+def _fresh_process(**_: Any) -> None:
+    """A forked pool process must not share its parent's database connections or
+    sockets; it plays one match at a time and has a warden of its own."""
     if _state.get("db") is not None:
         _state["db"].engine.dispose(close=False)
+    _state["pools"] = None
+    start_warden(capacity=1)
+
+
+@worker_ready.connect
+def _worker_ready(sender: Any = None, **_: Any) -> None:
+    """A pool of threads plays its matches in this process: the warden lives here."""
+    pool = getattr(sender, "pool", None)
+    if pool is not None and "prefork" not in type(pool).__module__:
+        start_warden(capacity=getattr(pool, "limit", None) or 1)
+
+
+@worker_shutdown.connect
+def _worker_shutdown(**_: Any) -> None:
+    warden = _state.get("warden")
+    if warden is not None:
+        warden.stop()
 
 
 def enqueue_matches(config: Config, match_ids: Iterable[int]) -> None:
@@ -132,8 +223,10 @@ def enqueue_matches(config: Config, match_ids: Iterable[int]) -> None:
 
 @celery.task(bind=True, name="arena.run_match", acks_late=True, reject_on_worker_lost=True)
 def run_match(self: Any, match_id: int) -> str:
+    warden = _warden()
+    warden.delivered()
     try:
-        return play_match(_db(), _config(), match_id)
+        return play_match(_db(), _config(), match_id, warden)
     except MatchNotPlayed as exc:
         # the match is queued again (its attempts are counted): try once more shortly
         raise self.retry(exc=exc, countdown=2, max_retries=MAX_ATTEMPTS) from exc
@@ -143,49 +236,132 @@ class MatchNotPlayed(RuntimeError):
     """Playing or recording a match failed for a reason of the server's own."""
 
 
-def play_match(database: Database, config: Config, match_id: int) -> str:
-    """Play the match if it still needs playing; returns what happened."""
+def _aware(moment: dt.datetime) -> dt.datetime:
+    """SQLite gives back naive datetimes; every one stored here is UTC."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=dt.UTC)
+
+
+def claim(
+    session: Session, match: Match, owner: str, until: dt.datetime, now: dt.datetime
+) -> str | None:
+    """Claim a locked match for ``owner`` with a lease ``until``; None when claimed, else
+    why not (finished, running under someone's live lease, out of attempts: failed)."""
+    if match.status in ("finished", "failed", "cancelled"):
+        return f"already {match.status}"
+    if (
+        match.status == "running"
+        and match.lease_expires_at is not None
+        and _aware(match.lease_expires_at) > now
+    ):
+        return "running under a live lease"
+    if match.attempts >= MAX_ATTEMPTS:
+        match.status = "failed"
+        match.error = f"gave up after {match.attempts} attempts"
+        match.finished_at = now
+        match.lease_owner = match.lease_expires_at = None
+        _maybe_finish_tournament(session, match)
+        return "failed"
+    match.status = "running"
+    match.attempts += 1
+    match.started_at = now
+    match.lease_owner = owner
+    match.lease_expires_at = until
+    return None
+
+
+def play_match(
+    database: Database, config: Config, match_id: int, warden: Warden | None = None
+) -> str:
+    """Claim the match and play it if it still needs playing; returns what happened."""
+    owner = warden.owner if warden is not None else new_owner()
+    now = utcnow()
+    until = now + dt.timedelta(seconds=config.lease_seconds)
     with database.session() as session:
-        match = _locked_match(session, match_id)
+        match = _locked_match(session, match_id, _WITH_BOTS)
         if match is None:
             return "missing"
-        if match.status in ("finished", "failed", "cancelled"):
-            return f"already {match.status}"  # a second delivery: nothing to do
-        if match.attempts >= MAX_ATTEMPTS:
-            match.status = "failed"
-            match.error = f"gave up after {match.attempts} attempts"
-            match.finished_at = utcnow()
-            _maybe_finish_tournament(session, match)
-            return "failed"
-        match.status = "running"
-        match.attempts += 1
-        match.started_at = utcnow()
-        seats = [(s.bot.endpoint, s.bot.signing_secret, s.bot.name) for s in match.seats]
-        game, seed, options = match.game, match.seed, match.options
-    policy = config.address_policy
-    clients = [HttpClient(e, secret, name, check_address=policy.check) for e, secret, name in seats]
+        refused = claim(session, match, owner, until, now)
+        if refused is not None:
+            return refused  # a second delivery, or nothing left to do
+        plan = _plan(match)
+    return play_claimed(database, config, match_id, owner, warden, plan)
+
+
+def _plan(match: Match) -> tuple[str, int, dict[str, Any], list[tuple[str, str, str]]]:
+    """What playing the match needs: game, seed, options, each seat's bot."""
+    seats = [(s.bot.endpoint, s.bot.signing_secret, s.bot.name) for s in match.seats]
+    return match.game, match.seed, match.options, seats
+
+
+def play_claimed(
+    database: Database,
+    config: Config,
+    match_id: int,
+    owner: str,
+    warden: Warden | None = None,
+    plan: tuple[str, int, dict[str, Any], list[tuple[str, str, str]]] | None = None,
+) -> str:
+    """Play a match that ``owner`` (this process) has claimed, and record it."""
+    stop = warden.hold(match_id) if warden is not None else None
     try:
-        referee = Referee(max_strikes=config.max_strikes, deadline_ms=config.deadline_ms)
-        record = referee.run(game, clients, seed, options, match_id=str(match_id))
+        if plan is None:  # adopted: claimed by the warden, loaded here
+            with database.session() as session:
+                match = session.get(Match, match_id, options=[_WITH_BOTS])
+                assert match is not None
+                plan = _plan(match)
+        game, seed, options, seats = plan
+        pools = _pools()
+        clients = [HttpClient(e, secret, name, pool=pools.get(e)) for e, secret, name in seats]
+        referee = Referee(
+            max_strikes=config.max_strikes,
+            deadline_ms=config.deadline_ms,
+            time_limit=config.match_time_limit,
+        )
+        try:
+            record = referee.run(game, clients, seed, options, match_id=str(match_id), stop=stop)
+        except MatchAbandoned:
+            return "taken over"  # another worker holds the lease now
+        except MatchTimeLimit as exc:
+            _give_up(database, match_id, owner, str(exc))
+            return "failed"
         recorded = save_result(database, match_id, record)
     except Exception as exc:  # a bug of ours must not lose the match: mark it, keep going
         log.exception("match %s could not be played", match_id)
         with database.session() as session:
             match = _locked_match(session, match_id)
-            if match is not None and match.status == "running":
+            if match is not None and match.status == "running" and match.lease_owner == owner:
                 match.status = "queued" if match.attempts < MAX_ATTEMPTS else "failed"
                 match.error = f"{type(exc).__name__}: {exc}"[:500]
+                match.lease_owner = match.lease_expires_at = None
                 if match.status == "failed":
                     _maybe_finish_tournament(session, match)
         raise MatchNotPlayed(f"match {match_id}: {exc}") from exc
     finally:
-        for client in clients:
-            client.close()
+        if warden is not None:
+            warden.release(match_id)
     return "recorded" if recorded else "duplicate"
 
 
-def _locked_match(session: Session, match_id: int) -> Match | None:
-    return session.scalars(select(Match).where(Match.id == match_id).with_for_update()).first()
+def _give_up(database: Database, match_id: int, owner: str, reason: str) -> None:
+    with database.session() as session:
+        match = _locked_match(session, match_id)
+        if match is not None and match.status == "running" and match.lease_owner == owner:
+            match.status = "failed"
+            match.error = reason[:500]
+            match.finished_at = utcnow()
+            match.lease_owner = match.lease_expires_at = None
+            _maybe_finish_tournament(session, match)
+
+
+_WITH_SEATS = selectinload(Match.seats)
+_WITH_BOTS = selectinload(Match.seats).selectinload(MatchSeat.bot)
+
+
+def _locked_match(session: Session, match_id: int, *load: Any) -> Match | None:
+    """The match, its row locked (its seats, and what else ``load`` says, in queries of
+    their own, not locked)."""
+    query = select(Match).where(Match.id == match_id).with_for_update().options(*load)
+    return session.scalars(query).first()
 
 
 def save_result(database: Database, match_id: int, record: MatchRecord) -> bool:
@@ -193,7 +369,7 @@ def save_result(database: Database, match_id: int, record: MatchRecord) -> bool:
 
     Returns False when another delivery of the same match got there first."""
     with database.session() as session:
-        match = _locked_match(session, match_id)
+        match = _locked_match(session, match_id, _WITH_SEATS)
         if match is None or match.status in ("finished", "cancelled"):
             return False
         outcome = record.outcome or {}
@@ -209,6 +385,7 @@ def save_result(database: Database, match_id: int, record: MatchRecord) -> bool:
         match.result = outcome
         match.error = None
         match.finished_at = utcnow()
+        match.lease_owner = match.lease_expires_at = None
         tournament_over = _maybe_finish_tournament(session, match)
         game, rated = match.game, match.rated
     if rated and tournament_over:
@@ -389,14 +566,15 @@ def schedule_ladder(database: Database, config: Config, seed: int | None = None)
 
 
 @celery.task(name="arena.housekeeping")
-def housekeeping() -> list[int]:
-    refit_stale(_db())
-    return requeue_stale(_db(), _config())
+def housekeeping() -> list[str]:
+    """Refit the ratings of games with newer rated results (the ladder's matches belong
+    to no tournament, so nothing else refits them).  Recovering matches is not its job:
+    every worker's warden does that, with or without beat."""
+    return refit_stale(_db())
 
 
 def refit_stale(database: Database) -> list[str]:
-    """Refit the games with rated results newer than their last fit (ladder matches
-    belong to no tournament, so nothing else refits them)."""
+    """Refit the games with rated results newer than their last fit."""
     with database.session() as session:
         newest = dict(
             session.execute(
@@ -417,19 +595,3 @@ def refit_stale(database: Database) -> list[str]:
         with database.session() as session:
             _store_fit(session, game, rated_history(session, game))
     return stale
-
-
-def requeue_stale(database: Database, config: Config) -> list[int]:
-    """Send again the matches whose message may be lost: queued long ago (the enqueue
-    after the commit failed) or running far longer than any match takes (its worker
-    died and the broker cannot redeliver, as the embedded file-system broker cannot)."""
-    now = utcnow()
-    with database.session() as session:
-        stale = session.scalars(
-            select(Match.id).where(
-                ((Match.status == "queued") & (Match.created_at < now - STALE_QUEUED))
-                | ((Match.status == "running") & (Match.started_at < now - STALE_RUNNING))
-            )
-        ).all()
-    enqueue_matches(config, stale)
-    return list(stale)

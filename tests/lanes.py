@@ -2,21 +2,25 @@
 (SQLite, file-system broker), services (PostgreSQL, Redis) and rabbitmq (PostgreSQL,
 RabbitMQ, the other broker the configuration accepts).
 
-The services lanes need PostgreSQL on 127.0.0.1:5432, Redis on 127.0.0.1:6379 and
-RabbitMQ on 127.0.0.1:5672: on CI (``CI`` set) a missing service fails the lane;
-elsewhere it is skipped with the reason.
+Each lane has brokers and a database of its own, so a test may restart them: the
+services lane starts its own ``redis-server`` on a free port, the rabbitmq lane has its
+own virtual host, and each gets its own PostgreSQL database.  They need PostgreSQL on
+127.0.0.1:5432, RabbitMQ on 127.0.0.1:5672 and the ``redis-server`` program: on CI
+(``CI`` set) a missing one fails the lane; elsewhere it is skipped with the reason.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import signal
 import socket
 import subprocess
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -27,8 +31,8 @@ from arena.db import Database
 from arena.tasks import configure
 
 PG = ("127.0.0.1", 5432)
-REDIS = ("127.0.0.1", 6379)
 RABBITMQ = ("127.0.0.1", 5672)
+RABBITMQCTL = ["rabbitmqctl", "--quiet"]
 
 
 @dataclass
@@ -37,6 +41,19 @@ class Lane:
     config: Config
     db: Database
     env: dict[str, str]
+    restart_broker: Callable[[], None]
+    workers: list[subprocess.Popen[bytes]] = field(default_factory=list)
+
+    def start_worker(self, *options: str) -> subprocess.Popen[bytes]:
+        """One more ``arena worker`` process (default flags unless ``options``)."""
+        name = f"{self.name}{len(self.workers)}-{uuid.uuid4().hex[:6]}@%h"
+        proc = subprocess.Popen(worker_command(name, *options), env={**os.environ, **self.env})
+        self.workers.append(proc)
+        return proc
+
+    def stop_workers(self) -> None:
+        stop_processes(self.workers, timeout=20)
+        self.workers.clear()
 
 
 def _reachable(address: tuple[str, int]) -> bool:
@@ -52,6 +69,12 @@ def _missing(what: str) -> None:
     if os.environ.get("CI"):
         pytest.fail(reason)
     pytest.skip(reason)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 @contextmanager
@@ -82,63 +105,102 @@ def postgres_url() -> Iterator[str]:
 @contextmanager
 def lane(name: str, data_dir: Path, workers: int = 2) -> Iterator[Lane]:
     env = {"ARENA_DATA_DIR": str(data_dir), "ARENA_DEADLINE_MS": "3000"}
-    with _services(name) as urls:
+    with _services(name, data_dir) as (urls, restart_broker):
         env.update(urls)
         config = from_env(env)
         database = Database(config.database_url)
         database.upgrade()
         configure(config)
-        procs = [
-            subprocess.Popen(
-                worker_command(f"{name}{i}-{uuid.uuid4().hex[:6]}@%h"),
-                env={**os.environ, **env},
-            )
-            for i in range(workers)
-        ]
+        the_lane = Lane(name, config, database, env, restart_broker)
         try:
-            yield Lane(name, config, database, env)
+            for _ in range(workers):
+                the_lane.start_worker()
+            yield the_lane
         finally:
-            stop_processes(procs, timeout=20)
+            the_lane.stop_workers()
             database.dispose()
 
 
 @contextmanager
-def _services(name: str) -> Iterator[dict[str, str]]:
+def _services(name: str, data_dir: Path) -> Iterator[tuple[dict[str, str], Callable[[], None]]]:
     if name == "embedded":
-        yield {}
+        yield {}, lambda: _lose_embedded_messages(data_dir)
         return
     if not _reachable(PG):
         _missing("PostgreSQL on 127.0.0.1:5432")
     if name == "rabbitmq":
         if not _reachable(RABBITMQ):
             _missing("RabbitMQ on 127.0.0.1:5672")
-        with _rabbitmq_vhost() as broker_url, _postgres_database() as url:
-            yield {"ARENA_DATABASE_URL": url, "ARENA_BROKER_URL": broker_url}
+        with _rabbitmq_vhost() as (broker_url, restart), _postgres_database() as url:
+            yield {"ARENA_DATABASE_URL": url, "ARENA_BROKER_URL": broker_url}, restart
         return
-    if not _reachable(REDIS):
-        _missing("Redis on 127.0.0.1:6379")
-    import redis
+    if shutil.which("redis-server") is None:
+        _missing("the redis-server program")
+    with _redis_server(data_dir) as (broker_url, restart), _postgres_database() as url:
+        yield {"ARENA_DATABASE_URL": url, "ARENA_BROKER_URL": broker_url}, restart
 
-    # a database number of its own, emptied first: runs side by side do not share a queue
-    number = 1 + uuid.uuid4().int % 15
-    redis.Redis(host=REDIS[0], port=REDIS[1], db=number).flushdb()
-    with _postgres_database() as url:
-        yield {"ARENA_DATABASE_URL": url, "ARENA_BROKER_URL": f"redis://127.0.0.1:6379/{number}"}
+
+def _lose_embedded_messages(data_dir: Path) -> None:
+    """What a broker restart without persistence does to the embedded broker: every
+    message waiting in its folder is gone."""
+    for message in (data_dir / "broker" / "queue").glob("*.msg"):
+        message.unlink(missing_ok=True)
 
 
 @contextmanager
-def _rabbitmq_vhost() -> Iterator[str]:
-    """A virtual host of its own (runs side by side do not share a queue), through
-    ``rabbitmqctl`` on the broker's machine; the default guest user is given it."""
-    name = f"arena_test_{uuid.uuid4().hex[:12]}"
-    ctl = ["rabbitmqctl", "--quiet"]
-    subprocess.run([*ctl, "add_vhost", name], check=True, capture_output=True)
+def _redis_server(data_dir: Path) -> Iterator[tuple[str, Callable[[], None]]]:
+    """A redis-server of the lane's own on a free port, keeping nothing on disk (as the
+    machine's does): a restart loses every message."""
+    port = free_port()
+    argv = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+            "--appendonly", "no", "--dir", str(data_dir)]  # fmt: skip
+    server = {"proc": subprocess.Popen(argv, stdout=subprocess.DEVNULL)}
+
+    def wait_up() -> None:
+        deadline = time.monotonic() + 20
+        while not _reachable(("127.0.0.1", port)):
+            if time.monotonic() > deadline:
+                pytest.fail("the lane's redis-server did not start")
+            time.sleep(0.05)
+
+    def restart() -> None:
+        server["proc"].send_signal(signal.SIGKILL)
+        server["proc"].wait()
+        time.sleep(2)  # the workers notice, and retry
+        server["proc"] = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
+        wait_up()
+
+    wait_up()
     try:
-        subprocess.run([*ctl, "set_permissions", "-p", name, "guest", ".*", ".*", ".*"],
-                       check=True, capture_output=True)  # fmt: skip
-        yield f"amqp://guest:guest@127.0.0.1:5672/{name}"
+        yield f"redis://127.0.0.1:{port}/0", restart
     finally:
-        subprocess.run([*ctl, "delete_vhost", name], capture_output=True)
+        server["proc"].kill()
+        server["proc"].wait()
+
+
+@contextmanager
+def _rabbitmq_vhost() -> Iterator[tuple[str, Callable[[], None]]]:
+    """A virtual host of its own (runs side by side do not share a queue), through
+    ``rabbitmqctl`` on the broker's machine; the default guest user is given it.  Its
+    restart deletes it, which closes every connection to it and drops its queues and
+    messages, and makes it again."""
+    name = f"arena_test_{uuid.uuid4().hex[:12]}"
+
+    def create() -> None:
+        subprocess.run([*RABBITMQCTL, "add_vhost", name], check=True, capture_output=True)
+        subprocess.run([*RABBITMQCTL, "set_permissions", "-p", name, "guest", ".*", ".*", ".*"],
+                       check=True, capture_output=True)  # fmt: skip
+
+    def restart() -> None:
+        subprocess.run([*RABBITMQCTL, "delete_vhost", name], check=True, capture_output=True)
+        time.sleep(2)
+        create()
+
+    create()
+    try:
+        yield f"amqp://guest:guest@127.0.0.1:5672/{name}", restart
+    finally:
+        subprocess.run([*RABBITMQCTL, "delete_vhost", name], capture_output=True)
 
 
 def wait_for(predicate, timeout: float = 90.0, what: str = "the workers") -> None:  # type: ignore[no-untyped-def]

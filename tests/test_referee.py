@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 from contextlib import ExitStack
 
 import pytest
@@ -11,7 +12,14 @@ import pytest
 from arena.clients import HttpClient
 from arena.games import GAMES, make_policy
 from arena.netpolicy import AddressPolicy
-from arena.referee import BotFault, PolicyClient, Referee, policy_rng
+from arena.referee import (
+    BotFault,
+    MatchAbandoned,
+    MatchTimeLimit,
+    PolicyClient,
+    Referee,
+    policy_rng,
+)
 from arena.replay import check
 from tests.badbots import absent_bot_url, closing_bot, http_bot
 
@@ -181,3 +189,28 @@ def test_an_https_endpoint_is_reached_at_the_address_that_was_checked(monkeypatc
     assert resolved == ["bot.example"] and checked == ["127.0.0.1"]
     assert hello and b"bot.example" in hello[0]
     assert "second resolution" not in str(fault.value)
+
+
+def test_a_match_told_to_stop_is_abandoned_before_its_next_step():
+    """A worker that lost its lease on a match stops playing it (arena.warden)."""
+    stop = threading.Event()
+
+    class Stopper(PolicyClient):
+        def act(self, payload):
+            stop.set()  # the lease is lost while this answer is being given
+            return super().act(payload)
+
+    clients = [Stopper(make_policy("cactus", "random", policy_rng(1, 0)), "s"), house("cactus", 1)]
+    with pytest.raises(MatchAbandoned):
+        Referee().run("cactus", clients, seed=1, stop=stop)
+
+
+def test_a_match_past_its_time_limit_is_given_up():
+    class Slow(PolicyClient):
+        def act(self, payload):
+            time.sleep(0.02)
+            return super().act(payload)
+
+    clients = [Slow(make_policy("cactus", "random", policy_rng(1, 0)), "s"), house("cactus", 1)]
+    with pytest.raises(MatchTimeLimit, match=r"longer than 0\.1 s"):
+        Referee(time_limit=0.1).run("cactus", clients, seed=1)
