@@ -55,6 +55,7 @@ CONTROL_TIMEOUT = 5.0
 DEADLINE_GRACE = 0.25  # seconds past deadline_ms allowed for the network
 MAX_CONNECTIONS = 32  # per endpoint and process, unless the pool is told otherwise
 RESOLVE_TTL = 60.0  # seconds a checked address is used for new connections
+IDLE_CLOSE = 60.0  # seconds a kept-alive connection may sit unused before it is closed
 USER_AGENT = f"card-bot-arena/{__version__}"
 _READ = 65536
 
@@ -68,11 +69,12 @@ def sign(secret: str, timestamp: str, body: bytes) -> str:
 class Connection:
     """A socket to the endpoint and the bytes read from it but not yet used."""
 
-    __slots__ = ("buffer", "sock")
+    __slots__ = ("buffer", "idle_since", "sock")
 
     def __init__(self, sock: socket.socket):
         self.sock = sock
         self.buffer = bytearray()
+        self.idle_since = 0.0
 
     def stale(self) -> bool:
         """An idle keep-alive connection is no use if the bot closed it or wrote to it."""
@@ -346,8 +348,19 @@ class EndpointPool:
             del held[self]
         if conn is not None:
             if reuse and slot:
+                now = time.monotonic()
+                conn.idle_since = now
                 with self._lock:
                     self._idle.append(conn)
+                    # the pool is used last in, first out: the first is the longest idle,
+                    # closed once it has been for a while (a worker talks to many bots)
+                    oldest = self._idle[0]
+                    if now - oldest.idle_since > IDLE_CLOSE:
+                        del self._idle[0]
+                    else:
+                        oldest = None
+                if oldest is not None:
+                    oldest.close()
             else:
                 conn.close()
         if slot:

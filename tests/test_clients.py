@@ -14,11 +14,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from arena import clients
 from arena.clients import (
     MAX_ANSWER_BYTES,
     MAX_HEAD_BYTES,
     Connection,
     Deadline,
+    EndpointPool,
     HttpClient,
     Pools,
     read_response,
@@ -409,3 +411,27 @@ def test_a_bot_seated_twice_with_one_connection_allowed_still_plays():
         record = Referee().run("cactus", clients, seed=7)
         pools.close()
     assert record.strikes == [0, 0] and check(record.to_json()) == []
+
+
+def test_a_connection_left_idle_for_long_is_closed(monkeypatch):
+    monkeypatch.setattr(clients, "IDLE_CLOSE", 0.1)
+    with bot_server(answer_delay=0.05) as bot:
+        pool = EndpointPool(bot["url"])
+        both = [
+            threading.Thread(target=act, args=(HttpClient(bot["url"], pool=pool), n))
+            for n in range(2)
+        ]
+        for t in both:
+            t.start()
+        for t in both:
+            t.join()
+        assert bot["open"] == 2  # two answers at once: two connections, both kept
+        time.sleep(0.2)
+        act(HttpClient(bot["url"], pool=pool), 3)  # on one of them; the other is closed
+        deadline = time.monotonic() + 5
+        while bot["open"] != 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert bot["open"] == 1
+        pool.close()
+    assert bot["accepted"] == 2 and bot["peak"] == 2
+    assert bot["requests"][-1] == "3"
