@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -205,6 +206,10 @@ def cmd_worker(args: argparse.Namespace) -> int:
     config = from_env()
     Database(config.database_url).upgrade()
     app = configure(config)
+    # a worker keeps connections to many bots open at once: as many files as allowed
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     if args.concurrency is not None and args.concurrency < 1:
         raise OptionsError("--concurrency must be at least 1")
     concurrency = args.concurrency or config.worker_concurrency
