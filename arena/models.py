@@ -100,8 +100,8 @@ class Match(Base):
     status: Mapped[str] = mapped_column(String(16), default="queued", index=True)
     # queued -> running -> finished | failed; cancelled from queued
     attempts: Mapped[int] = mapped_column(Integer, default=0)
-    # when its run_match message was last sent (a queued match whose message is lost is
-    # sent again: arena.warden)
+    # when a warden last sent its run_match message again (None: only when it was
+    # created); a queued match whose message was lost is sent again (arena.warden)
     enqueued_at: Mapped[dt.datetime | None] = mapped_column(default=None)
     # who is playing it (a worker process), and until when that worker's claim holds
     # unless renewed: a lapsed lease means the worker is gone and another takes over

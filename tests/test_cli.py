@@ -7,6 +7,7 @@ import json
 import pytest
 
 from arena.cli import main, parse_options
+from tests.test_replays import format_1
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -33,6 +34,18 @@ def test_the_replay_file_re_simulates(capsys, tmp_path):
     record = data["matches"][0]
     assert {"seed", "options", "players", "steps", "events", "outcome"} <= set(record)
     assert record["options"]["scoring"] == "wins"  # the complete options, preset expanded
+    code, out, _ = run(capsys, "replay", str(path))
+    assert code == 0 and out.count(": ok") == 2
+
+
+def test_a_replay_file_of_the_first_format_still_re_simulates(capsys, tmp_path):
+    """Files written by the first release keep every action twice and null fields; they
+    are read as the current format (arena.replay.upgrade)."""
+    path = tmp_path / "replay.json"
+    run(capsys, "play", "cactus", "--matches", "2", "--replay", str(path))
+    data = json.loads(path.read_text())
+    data["matches"] = [format_1(record) for record in data["matches"]]
+    path.write_text(json.dumps(data))
     code, out, _ = run(capsys, "replay", str(path))
     assert code == 0 and out.count(": ok") == 2
 
