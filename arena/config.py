@@ -24,6 +24,7 @@ profile a missing secret or an embedded database is an error at start-up, not la
 
 from __future__ import annotations
 
+import math
 import os
 import secrets
 from collections.abc import Mapping
@@ -101,6 +102,8 @@ def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
             value = kind(text) if text else kind(default)
         except ValueError:
             raise ConfigError(f"{name} must be a number, not {text!r}") from None
+        if not math.isfinite(value):
+            raise ConfigError(f"{name} must be a finite number, not {text!r}")
         if value < minimum:
             raise ConfigError(f"{name} must be at least {minimum:g}, not {text}")
         return value

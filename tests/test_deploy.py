@@ -50,3 +50,19 @@ def test_the_wsgi_entry_point_names_a_module_that_exists():
 def test_the_production_profile_fails_fast_without_its_settings(env, message, tmp_path):
     with pytest.raises(ConfigError, match=message):
         from_env({"ARENA_PROFILE": "production", "ARENA_DATA_DIR": str(tmp_path), **env})
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("ARENA_WORKER_CONCURRENCY", "many", "a number"),
+        ("ARENA_WORKER_CONCURRENCY", "0", "at least 1"),
+        ("ARENA_LEASE_SECONDS", "nan", "a finite number"),
+        ("ARENA_MATCH_TIME_LIMIT", "inf", "a finite number"),
+        ("ARENA_CONNECTIONS_PER_BOT", "-3", "at least 1"),
+        ("ARENA_DEADLINE_MS", "2s", "a number"),
+    ],
+)
+def test_a_bad_number_in_the_environment_is_named_at_start_up(name, value, message, tmp_path):
+    with pytest.raises(ConfigError, match=f"{name} must be {message}"):
+        from_env({"ARENA_DATA_DIR": str(tmp_path), name: value})
