@@ -11,6 +11,8 @@ Create Date: 2026-11-22 23:30:00
 
 import gzip
 import json
+from collections.abc import Callable
+from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
@@ -43,35 +45,50 @@ def _stored(record: dict) -> bytes:
     return gzip.compress(text.encode(), 6, mtime=0)
 
 
-def upgrade() -> None:
-    with op.batch_alter_table("replays", schema=None) as batch_op:
-        batch_op.add_column(sa.Column("data", sa.LargeBinary(), nullable=True))
+REPLAYS = sa.table(
+    "replays",
+    sa.column("match_id", sa.Integer),
+    sa.column("record", sa.JSON),
+    sa.column("data", sa.LargeBinary),
+)
 
-    replays = sa.table(
-        "replays",
-        sa.column("match_id", sa.Integer),
-        sa.column("record", sa.JSON),
-        sa.column("data", sa.LargeBinary),
-    )
+
+def _rewrite(source: str, target: str, convert: Callable[[Any], Any]) -> None:
+    """Set column ``target`` of every replay to ``convert(source)``, a batch at a time."""
     bind = op.get_bind()
     last = 0
-    while True:
-        rows = bind.execute(
-            sa.select(replays.c.match_id, replays.c.record)
-            .where(replays.c.match_id > last)
-            .order_by(replays.c.match_id)
-            .limit(BATCH)
-        ).all()
-        if not rows:
-            break
-        for match_id, record in rows:
+    while rows := bind.execute(
+        sa.select(REPLAYS.c.match_id, REPLAYS.c[source])
+        .where(REPLAYS.c.match_id > last)
+        .order_by(REPLAYS.c.match_id)
+        .limit(BATCH)
+    ).all():
+        for match_id, value in rows:
             bind.execute(
-                replays.update()
-                .where(replays.c.match_id == match_id)
-                .values(data=_stored(_format_2(record)))
+                REPLAYS.update()
+                .where(REPLAYS.c.match_id == match_id)
+                .values({target: convert(value)})
             )
         last = rows[-1][0]
 
+
+def _format_1(data: bytes) -> dict:
+    """Back to format 1: each step's answers beside its decisions, every field present."""
+    record = json.loads(gzip.decompress(data))
+    steps = [
+        {
+            "answers": {str(d["seat"]): d["action"] for d in step},
+            "decisions": [{"default": "fault" in d, "fault": None, **d} for d in step],
+        }
+        for step in record["steps"]
+    ]
+    return {**record, "format": 1, "steps": steps}
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("replays", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("data", sa.LargeBinary(), nullable=True))
+    _rewrite("record", "data", lambda record: _stored(_format_2(record)))
     with op.batch_alter_table("replays", schema=None) as batch_op:
         batch_op.alter_column("data", existing_type=sa.LargeBinary(), nullable=False)
         batch_op.drop_column("record")
@@ -80,28 +97,7 @@ def upgrade() -> None:
 def downgrade() -> None:
     with op.batch_alter_table("replays", schema=None) as batch_op:
         batch_op.add_column(sa.Column("record", sa.JSON(), nullable=True))
-    replays = sa.table(
-        "replays",
-        sa.column("match_id", sa.Integer),
-        sa.column("record", sa.JSON),
-        sa.column("data", sa.LargeBinary),
-    )
-    bind = op.get_bind()
-    for match_id, data in bind.execute(sa.select(replays.c.match_id, replays.c.data)).all():
-        record = json.loads(gzip.decompress(data))
-        # back to format 1: each step's answers beside its decisions, every field present
-        steps = [
-            {
-                "answers": {str(d["seat"]): d["action"] for d in step},
-                "decisions": [{"default": "fault" in d, "fault": None, **d} for d in step],
-            }
-            for step in record["steps"]
-        ]
-        bind.execute(
-            replays.update()
-            .where(replays.c.match_id == match_id)
-            .values(record={**record, "format": 1, "steps": steps})
-        )
+    _rewrite("data", "record", _format_1)
     with op.batch_alter_table("replays", schema=None) as batch_op:
         batch_op.alter_column("record", existing_type=sa.JSON(), nullable=False)
         batch_op.drop_column("data")
