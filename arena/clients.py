@@ -47,6 +47,7 @@ from arena.referee import BotFault
 PROTOCOL_VERSION = "1"
 SIGNATURE_HEADER = "X-Arena-Signature"
 TIMESTAMP_HEADER = "X-Arena-Timestamp"
+_SIGNED = f"{TIMESTAMP_HEADER}: %s\r\n{SIGNATURE_HEADER}: sha256=%s\r\n".encode()
 MAX_ANSWER_BYTES = 64 * 1024  # the body of an answer
 MAX_HEAD_BYTES = 64 * 1024  # its status line and headers
 CONNECT_TIMEOUT = 2.0
@@ -58,12 +59,6 @@ RESOLVE_TTL = 60.0  # seconds a checked address is used for new connections
 IDLE_CLOSE = 60.0  # seconds a kept-alive connection may sit unused before it is closed
 USER_AGENT = f"card-bot-arena/{__version__}"
 _READ = 65536
-
-
-def sign(secret: str, timestamp: str, body: bytes) -> str:
-    """``sha256=<hex>`` of HMAC-SHA256(secret, timestamp + "." + body)."""
-    mac = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256)
-    return "sha256=" + mac.hexdigest()
 
 
 class Connection:
@@ -546,10 +541,7 @@ class HttpClient:
             timestamp = b"%d" % time.time()
             mac = self._mac.copy()
             mac.update(timestamp + b"." + body)
-            tail += b"X-Arena-Timestamp: %s\r\nX-Arena-Signature: sha256=%s\r\n" % (
-                timestamp,
-                mac.hexdigest().encode(),
-            )
+            tail += _SIGNED % (timestamp, mac.hexdigest().encode())
         return self._begin(b"".join((self._post_heads[path], tail, b"\r\n", body)), seconds)
 
     def _begin(self, request: bytes, seconds: float) -> Exchange:
