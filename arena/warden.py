@@ -110,10 +110,6 @@ class Warden:
             self._held.pop(match_id, None)
             self._adopted.discard(match_id)
 
-    def held(self) -> list[int]:
-        with self._lock:
-            return sorted(self._held)
-
     # -- the thread ---------------------------------------------------------------------
     def start(self) -> None:
         if self._thread is None:
