@@ -133,12 +133,11 @@ def _read_head(conn: Connection, deadline: Deadline) -> list[bytes]:
     """The status line and header lines of one response (CRLF or bare LF endings)."""
     buffer = conn.buffer
     while True:
-        end = buffer.find(b"\r\n\r\n")
-        size = 4
-        if end < 0:
-            end = buffer.find(b"\n\n")
-            size = 2
-        if end >= 0:
+        # the head ends at its first empty line, whichever line ending it uses (a body
+        # may well contain the other kind of empty line)
+        ends = [(i, len(t)) for t in (b"\n\n", b"\n\r\n") if (i := buffer.find(t)) >= 0]
+        if ends:
+            end, size = min(ends)
             head = bytes(buffer[:end])
             del buffer[: end + size]
             return [line.rstrip(b"\r") for line in head.split(b"\n")]

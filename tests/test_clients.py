@@ -90,6 +90,9 @@ def test_bare_line_feeds_interim_answers_and_no_content():
     r = parse(b"HTTP/1.1 100 Continue\n\nHTTP/1.1 200 OK\nContent-Length: 2\n\n{}")
     assert (r.status, r.body) == (200, b"{}")
     assert parse(b"HTTP/1.1 204 No Content\r\n\r\n").body == b""
+    # the head ends at its first empty line, even when the body holds the other kind
+    r = parse(b"HTTP/1.1 200 OK\nContent-Length: 4\n\n\r\n\r\n")
+    assert (r.status, r.body, r.keep_alive) == (200, b"\r\n\r\n", True)
 
 
 def test_bytes_after_the_answer_close_the_connection():
