@@ -447,18 +447,20 @@ class Pools:
 
 
 class Exchange:
-    """A request on its way: sent by ``HttpClient.begin``, read by ``HttpClient.finish``."""
+    """A request on its way: sent by ``HttpClient.begin``, read by ``HttpClient.finish``.
 
-    __slots__ = ("conn", "deadline", "error", "pooled", "request", "reused", "slot", "started")
+    It is made once its connection slot is taken: the deadline runs from then, since
+    waiting for a slot was the arena's time, not the bot's."""
 
-    def __init__(self, request: bytes, seconds: float):
+    __slots__ = ("conn", "deadline", "error", "request", "reused", "slot", "started")
+
+    def __init__(self, request: bytes, seconds: float, conn: Connection | None, slot: bool):
         self.request = request
         self.deadline = Deadline(seconds)
         self.started = time.perf_counter()
-        self.conn: Connection | None = None
-        self.pooled = False  # checked out of the pool: to be released
-        self.reused = False
-        self.slot = False
+        self.conn = conn  # an idle kept-alive connection, or None: connect one
+        self.reused = conn is not None
+        self.slot = slot
         self.error: BaseException | None = None  # what sending raised, raised when read
 
 
@@ -482,7 +484,6 @@ class HttpClient:
         self._own_pool = pool is None
         self.endpoint = self.pool.endpoint
         self.name = name or endpoint
-        self.secret = secret
         self.max_answer_bytes = max_answer_bytes
         self._mac = None if secret is None else hmac.new(secret.encode(), None, hashlib.sha256)
         # what every request of a kind starts with, encoded once
@@ -544,14 +545,8 @@ class HttpClient:
         return self._begin(b"".join((self._post_heads[path], tail, b"\r\n", body)), seconds)
 
     def _begin(self, request: bytes, seconds: float) -> Exchange:
-        exchange = Exchange(request, seconds)
+        exchange = Exchange(request, seconds, *self.pool.checkout())
         try:
-            exchange.conn, exchange.slot = self.pool.checkout()
-            exchange.pooled = True
-            # the deadline runs from here: waiting for a slot was ours, not the bot's
-            exchange.deadline = Deadline(seconds)
-            exchange.started = time.perf_counter()
-            exchange.reused = exchange.conn is not None
             self._send(exchange)
         except Exception as exc:
             exchange.error = exc
@@ -585,10 +580,9 @@ class HttpClient:
         except Exception as exc:
             raise _fault(exc) from None
         finally:
-            if exchange.pooled:
-                reuse = response is not None and response.keep_alive
-                self.pool.release(exchange.conn, exchange.slot, reuse)
-                exchange.conn, exchange.pooled = None, False
+            reuse = response is not None and response.keep_alive
+            self.pool.release(exchange.conn, exchange.slot, reuse)
+            exchange.conn = None
         status = response.status
         if 300 <= status < 400:
             raise BotFault("redirect", f"HTTP {status}: redirects are not followed")
