@@ -126,17 +126,15 @@ def _services(name: str, data_dir: Path) -> Iterator[tuple[dict[str, str], Calla
     if name == "embedded":
         yield {}, lambda: _lose_embedded_messages(data_dir)
         return
-    if not _reachable(PG):
-        _missing("PostgreSQL on 127.0.0.1:5432")
     if name == "rabbitmq":
         if not _reachable(RABBITMQ):
             _missing("RabbitMQ on 127.0.0.1:5672")
-        with _rabbitmq_vhost() as (broker_url, restart), _postgres_database() as url:
+        with postgres_url() as url, _rabbitmq_vhost() as (broker_url, restart):
             yield {"ARENA_DATABASE_URL": url, "ARENA_BROKER_URL": broker_url}, restart
         return
     if shutil.which("redis-server") is None:
         _missing("the redis-server program")
-    with _redis_server(data_dir) as (broker_url, restart), _postgres_database() as url:
+    with postgres_url() as url, _redis_server(data_dir) as (broker_url, restart):
         yield {"ARENA_DATABASE_URL": url, "ARENA_BROKER_URL": broker_url}, restart
 
 
