@@ -30,6 +30,7 @@ import contextlib
 import hashlib
 import hmac
 import itertools
+import os
 import select
 import socket
 import ssl
@@ -42,7 +43,7 @@ from urllib.parse import urlsplit
 import orjson
 
 from arena import __version__
-from arena.referee import BotFault
+from arena.referee import BotFault, excerpt
 
 PROTOCOL_VERSION = "1"
 SIGNATURE_HEADER = "X-Arena-Signature"
@@ -57,6 +58,7 @@ DEADLINE_GRACE = 0.25  # seconds past deadline_ms allowed for the network
 MAX_CONNECTIONS = 32  # per endpoint and process, unless the pool is told otherwise
 RESOLVE_TTL = 60.0  # seconds a checked address is used for new connections
 IDLE_CLOSE = 60.0  # seconds a kept-alive connection may sit unused before it is closed
+RESET_WAIT = 1.0  # seconds to wait for a reset after a kept-alive connection's end
 USER_AGENT = f"card-bot-arena/{__version__}"
 _READ = 65536
 
@@ -64,12 +66,13 @@ _READ = 65536
 class Connection:
     """A socket to the endpoint and the bytes read from it but not yet used."""
 
-    __slots__ = ("buffer", "idle_since", "sock")
+    __slots__ = ("buffer", "idle_since", "received", "sock")
 
     def __init__(self, sock: socket.socket):
         self.sock = sock
         self.buffer = bytearray()
         self.idle_since = 0.0
+        self.received = 0  # bytes of the answer to the request in flight
 
     def stale(self) -> bool:
         """An idle keep-alive connection is no use if the bot closed it or wrote to it."""
@@ -114,7 +117,35 @@ class Response:
 
 def _recv(conn: Connection, deadline: Deadline) -> bytes:
     deadline.arm(conn.sock)
-    return conn.sock.recv(_READ)
+    data = conn.sock.recv(_READ)
+    conn.received += len(data)
+    return data
+
+
+def _never_read(conn: Connection, deadline: Deadline, error: BaseException) -> bool:
+    """Whether a request on a kept-alive connection, that got no byte of answer, never
+    reached the bot, so that sending it once more cannot give the bot the same request
+    (or the same deadline) twice.
+
+    A socket the bot closed before the request arrived, or closed with the request
+    unread, answers it with a reset (TCP RST): sending fails, or reading does, or, when
+    the bot's FIN came first, the reset follows the end of stream within a round trip.
+    A bot that read the request and then hung up sends its FIN and nothing else.  So an
+    end of stream is waited on for a reset, RESET_WAIT at most and within the deadline.
+    """
+    if conn.received:
+        return False  # the bot began to answer: it had the request
+    if isinstance(error, ConnectionResetError | BrokenPipeError):
+        return True
+    poller = select.poll()
+    poller.register(conn.sock, 0)  # errors and hang-ups are always reported
+    wait = min(RESET_WAIT, deadline.at - time.monotonic())
+    if wait > 0:
+        poller.poll(wait * 1000.0)
+    try:
+        return conn.sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) != 0
+    except OSError:
+        return True
 
 
 def _cut_short() -> BotFault:
@@ -254,17 +285,23 @@ def read_response(conn: Connection, deadline: Deadline, cap: int = MAX_ANSWER_BY
     return Response(status, body, keep_alive)
 
 
-def _fault(exc: BaseException) -> BotFault:
-    """The fault a failed exchange counts as."""
+def _fault(exc: BaseException, conn: Connection | None = None) -> BotFault:
+    """The fault a failed exchange counts as, with the bytes of answer it got."""
     if isinstance(exc, BotFault):
-        return exc
-    if isinstance(exc, TimeoutError):
-        return BotFault("timeout", str(exc))
-    if isinstance(exc, ConnectionRefusedError):
-        return BotFault("connection_refused", str(exc))
-    if isinstance(exc, ConnectionResetError | BrokenPipeError | EOFError):
-        return BotFault("connection_closed", str(exc))
-    return BotFault("connection_error", f"{type(exc).__name__}: {exc}")
+        fault = exc
+    elif isinstance(exc, TimeoutError):
+        fault = BotFault("timeout", str(exc) or "no answer within the deadline")
+    elif isinstance(exc, ConnectionRefusedError):
+        fault = BotFault("connection_refused", str(exc))
+    elif isinstance(exc, ConnectionResetError | BrokenPipeError | EOFError):
+        fault = BotFault("connection_closed", str(exc))
+    else:
+        fault = BotFault("connection_error", f"{type(exc).__name__}: {exc}")
+    if fault.error is None and not isinstance(exc, BotFault):
+        fault.error = type(exc).__name__
+    if fault.received is None and conn is not None:
+        fault.received = conn.received
+    return fault
 
 
 _order = itertools.count()
@@ -534,8 +571,10 @@ class HttpClient:
     # -- one exchange ------------------------------------------------------------------------
     def begin(self, path: str, payload: Any, seconds: float) -> Exchange:
         """Sign and send a POST; never raises: a failure waits in the exchange for
-        ``finish``, which turns it into the right fault."""
-        body = orjson.dumps(payload)
+        ``finish``, which turns it into the right fault.  Every body gets a fresh
+        ``request_id``: it is signed with the body, so a bot that remembers the ids it has
+        seen can refuse a captured request played to it again."""
+        body = orjson.dumps({**payload, "request_id": os.urandom(16).hex()})
         tail = b"%d\r\n" % len(body)
         if self._mac is not None:
             timestamp = b"%d" % time.time()
@@ -555,6 +594,7 @@ class HttpClient:
     def _send(self, exchange: Exchange) -> None:
         if exchange.conn is None:
             exchange.conn = self.pool.connect(exchange.deadline)
+        exchange.conn.received = 0
         exchange.deadline.arm(exchange.conn.sock)
         exchange.conn.sock.sendall(exchange.request)
 
@@ -567,30 +607,49 @@ class HttpClient:
                     raise exchange.error
                 assert exchange.conn is not None
                 response = read_response(exchange.conn, exchange.deadline, self.max_answer_bytes)
-            except (EOFError, ConnectionResetError, BrokenPipeError):
+            except (EOFError, ConnectionResetError, BrokenPipeError) as exc:
+                assert exchange.conn is not None
                 if not exchange.reused:
+                    raise
+                if not _never_read(exchange.conn, exchange.deadline, exc):
+                    if exchange.deadline.at <= time.monotonic():  # waited it out for a reset
+                        raise TimeoutError(
+                            f"no answer within {exchange.deadline.seconds:.2f}s"
+                        ) from None
                     raise
                 # a kept-alive connection the bot had closed before reading the request:
                 # send it once more on a new connection, within the same deadline
-                assert exchange.conn is not None
                 exchange.conn.close()
                 exchange.conn, exchange.reused, exchange.error = None, False, None
                 self._send(exchange)
                 response = read_response(exchange.conn, exchange.deadline, self.max_answer_bytes)
         except Exception as exc:
-            raise _fault(exc) from None
+            raise _fault(exc, exchange.conn) from None
         finally:
             reuse = response is not None and response.keep_alive
             self.pool.release(exchange.conn, exchange.slot, reuse)
             exchange.conn = None
         status = response.status
-        if 300 <= status < 400:
-            raise BotFault("redirect", f"HTTP {status}: redirects are not followed")
         if not 200 <= status < 300:
-            raise BotFault("http_status", f"HTTP {status}")
+            kind, detail = "http_status", f"HTTP {status}"
+            if 300 <= status < 400:
+                kind, detail = "redirect", f"HTTP {status}: redirects are not followed"
+            raise BotFault(
+                kind,
+                detail,
+                status=status,
+                received=len(response.body),
+                excerpt=excerpt(response.body),
+            )
         try:
             return orjson.loads(response.body) if response.body else {}
-        except orjson.JSONDecodeError:  # also invalid UTF-8, and nesting deeper than 1024
-            raise BotFault("not_json", "the answer is not JSON") from None
+        except orjson.JSONDecodeError as exc:  # also bad UTF-8, and nesting deeper than 1024
+            raise BotFault(
+                "not_json",
+                f"the answer is not JSON: {exc}",
+                status=status,
+                received=len(response.body),
+                excerpt=excerpt(response.body),
+            ) from None
 
     finish_act = finish

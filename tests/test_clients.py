@@ -338,7 +338,16 @@ def test_connections_to_an_endpoint_are_bounded_and_shared_across_matches():
     assert bot["accepted"] <= 3  # and the connections were kept alive across matches
 
 
-def test_an_idle_connection_the_bot_closed_is_replaced_without_a_fault():
+@pytest.mark.parametrize("seen_before_sending", [True, False])
+def test_an_idle_connection_the_bot_closed_is_replaced_without_a_fault(
+    monkeypatch, seen_before_sending
+):
+    """The bot drops the idle connection.  Either the arena sees that before it sends,
+    or (the race every keep-alive client has) the bot closed it just after the arena
+    looked and before the request arrived: the bot's system answers the request with a
+    reset, so it was never read, and it is sent once more within its deadline."""
+    if not seen_before_sending:
+        monkeypatch.setattr(Connection, "stale", lambda self: False)
     with bot_server(answers_per_connection=1, then="close") as bot:
         client = HttpClient(bot["url"])
         try:
@@ -367,6 +376,94 @@ def test_a_bot_gets_one_deadline_for_an_answer_even_on_a_reused_connection():
     assert fault.value.kind == "timeout"
     assert bot["requests"] == ["1", "2"]  # asked once, not again on a new connection
     assert took < 0.2 + 0.25 + 0.2  # the deadline and its grace, not twice that
+
+
+def test_a_bot_that_answers_only_on_the_resend_is_a_timeout():
+    """The bot reads the request on its kept-alive connection, thinks for most of the
+    deadline and hangs up, ready to answer the same request at once on a new connection.
+    It had the request: it is not sent again, and no answer came within the deadline."""
+    with bot_server(answers_per_connection=1, then="hang_up", hangup_delay=0.3) as bot:
+        client = HttpClient(bot["url"])
+        try:
+            act(client, 1)
+            with pytest.raises(BotFault) as fault:
+                act(client, 2, deadline_ms=200)
+        finally:
+            client.close()
+    assert fault.value.kind == "timeout"
+    assert bot["requests"] == ["1", "2"] and bot["accepted"] == 1
+
+
+def test_an_answer_cut_by_a_reset_is_a_fault_not_a_resend():
+    """A bot that began to answer had the request: a reset mid-answer is a fault."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    seen: list[bytes] = []
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            for answer in (b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}", b"HTTP/1.1 2"):
+                seen.append(conn.recv(65536))
+                conn.sendall(answer)
+            time.sleep(0.05)
+            # close with a reset (linger 0) instead of a FIN
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\0\0\0\0\0\0\0")
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    client = HttpClient(f"http://127.0.0.1:{listener.getsockname()[1]}")
+    try:
+        act(client, 1)
+        with pytest.raises(BotFault) as fault:
+            act(client, 2)
+    finally:
+        client.close()
+        thread.join(5)
+        listener.close()
+    assert fault.value.kind == "connection_closed" and fault.value.received == 10
+    assert len(seen) == 2
+
+
+def test_a_fault_keeps_its_cause():
+    """Status, bytes received, what was refused and the exception that ended it."""
+
+    def answer_with(data: bytes):
+        listener = socket.create_server(("127.0.0.1", 0))
+
+        def serve() -> None:
+            conn, _ = listener.accept()
+            with conn:
+                conn.recv(65536)
+                conn.sendall(data)
+                time.sleep(1.0)
+
+        threading.Thread(target=serve, daemon=True).start()
+        client = HttpClient(f"http://127.0.0.1:{listener.getsockname()[1]}")
+        try:
+            with pytest.raises(BotFault) as fault:
+                act(client, 1, deadline_ms=50)
+        finally:
+            client.close()
+            listener.close()
+        return fault.value
+
+    body = b'{"error": "wrong signature"}'
+    unauthorised = answer_with(
+        b"HTTP/1.1 401 Unauthorized\r\nContent-Length: %d\r\n\r\n" % len(body) + body
+    )
+    assert unauthorised.kind == "http_status"
+    assert unauthorised.cause() == {
+        "detail": "HTTP 401",
+        "status": 401,
+        "received": len(body),
+        "excerpt": body.decode(),
+    }
+    deep = b"[" * 5000
+    nested = answer_with(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(deep) + deep)
+    assert nested.kind == "not_json" and "depth limit exceeded" in nested.detail
+    assert nested.cause()["excerpt"].startswith("[[[") and len(nested.cause()["excerpt"]) <= 200
+    slow = answer_with(b"HTTP/1.1 200 OK\r\nContent-")  # headers cut by the deadline
+    assert slow.kind == "timeout" and slow.received == 25 and slow.error == "TimeoutError"
 
 
 def _house(game: str, seat: int) -> PolicyClient:
