@@ -32,11 +32,16 @@ from arenabot.bot import Bot, make_answer
 from arenabot.protocol import (
     DEFAULT_MAX_SKEW,
     MAX_BODY,
+    MAX_JSON_DEPTH,
+    REPLAY_MEMORY,
+    REQUEST_ID_FIELD,
     REQUIRED_FIELDS,
     SDK_VERSION,
     SIGNATURE_HEADER,
     TIMESTAMP_HEADER,
+    ReplayGuard,
     SignatureError,
+    json_depth,
     verify,
 )
 
@@ -135,11 +140,12 @@ class BotHandler(BaseHTTPRequestHandler):
             self._reply(HTTPStatus.NOT_FOUND, {"error": f"no such path: {path}"})
             return
         server = self.server
+        timestamp = self.headers.get(TIMESTAMP_HEADER)
         if server.secret is not None:
             try:
                 verify(
                     server.secret,
-                    self.headers.get(TIMESTAMP_HEADER),
+                    timestamp,
                     self.headers.get(SIGNATURE_HEADER),
                     body,
                     max_skew=server.max_skew,
@@ -151,6 +157,12 @@ class BotHandler(BaseHTTPRequestHandler):
         if problem is not None:
             self._reply(HTTPStatus.BAD_REQUEST, {"error": problem})
             return
+        if server.secret is not None:
+            try:  # signed, well formed: is it new?
+                server.replay_guard.check(request.get(REQUEST_ID_FIELD), timestamp)
+            except SignatureError as exc:
+                self._reply(HTTPStatus.UNAUTHORIZED, {"error": str(exc)})
+                return
         try:
             with server.bot_lock:
                 answer = server.dispatch(path, request)
@@ -250,10 +262,14 @@ class BotServer(ThreadingHTTPServer):
         max_body: int = MAX_BODY,
         idle_timeout: float | None = IDLE_TIMEOUT,
         verbose: bool = False,
+        max_request_ids: int = REPLAY_MEMORY,
     ):
         self.bot = bot
         self.secret = secret
         self.max_skew = max_skew
+        # while there is a secret (it may be set later), a signed request's request_id
+        # must be new: one accepted already is a replay (401)
+        self.replay_guard = ReplayGuard(max_skew, max_request_ids)
         self.max_body = max_body
         self.idle_timeout = idle_timeout
         self.verbose = verbose
@@ -346,8 +362,16 @@ class BotServer(ThreadingHTTPServer):
 def _parse(body: bytes, fields: Sequence[str]) -> tuple[dict[str, Any], str | None]:
     """The request object, or a reason for a 400."""
     try:
-        request = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        return {}, "the body is not UTF-8 JSON"
+    # Python's parser recurses once per level: measure the nesting before parsing
+    brackets = text.count("[") + text.count("{")  # fewer than the limit: nothing to measure
+    if brackets > MAX_JSON_DEPTH and json_depth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
+        return {}, f"the body is nested deeper than {MAX_JSON_DEPTH} levels"
+    try:
+        request = json.loads(text)
+    except (ValueError, RecursionError):  # RecursionError: never past the check above
         return {}, "the body is not UTF-8 JSON"
     if not isinstance(request, dict):
         return {}, "the body must be a JSON object"
@@ -375,9 +399,12 @@ def make_server(
     max_body: int = MAX_BODY,
     idle_timeout: float | None = IDLE_TIMEOUT,
     verbose: bool = False,
+    max_request_ids: int = REPLAY_MEMORY,
 ) -> BotServer:
     """A bound server for ``bot``, not yet serving (port 0 picks a free port).  Without
-    a secret, requests are not checked: for local development only."""
+    a secret, requests are not checked: for local development only.  With one, every
+    POST must be signed and carry a ``request_id`` not seen before (``max_request_ids``
+    bounds the memory of those ids: see ``ReplayGuard``)."""
     if not secret:
         secret = None
         print(
@@ -393,6 +420,7 @@ def make_server(
         max_body=max_body,
         idle_timeout=idle_timeout,
         verbose=verbose,
+        max_request_ids=max_request_ids,
     )
 
 

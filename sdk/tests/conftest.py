@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -74,7 +75,12 @@ class Client:
         timestamp: int | None = None,
         headers: dict[str, str] | None = None,
         sign: bool = True,
+        request_id: bool = True,
     ) -> tuple[int, Any, http.client.HTTPResponse]:
+        """A JSON body gets a fresh ``request_id`` as the arena's would (unless told not
+        to, or it has one); bytes are sent as they are."""
+        if isinstance(body, dict) and request_id and "request_id" not in body:
+            body = {**body, "request_id": fresh_request_id()}
         raw = body if isinstance(body, bytes) else json.dumps(body).encode()
         all_headers = {"Content-Type": "application/json"}
         if sign and self.secret is not None:
@@ -126,3 +132,8 @@ def client() -> Iterator[Callable[..., Client]]:
 
 def now() -> int:
     return int(time.time())
+
+
+def fresh_request_id() -> str:
+    """What the arena puts in every POST body: 32 lowercase hex digits."""
+    return os.urandom(16).hex()

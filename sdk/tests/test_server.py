@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from arenabot import API_VERSION, Bot, BotServer, make_server
 from arenabot import server as server_module
-from conftest import SECRET, Client, EchoBot, act_body, now
+from conftest import SECRET, Client, EchoBot, act_body, fresh_request_id, now
 
 Serve = Callable[..., BotServer]
 Connect = Callable[..., Client]
@@ -49,6 +49,7 @@ def test_start_and_end_reach_the_bot_and_answer_empty(serve: Serve, client: Conn
     c = client(serve(bot))
     start = {"match_id": "m1", "game": "cactus", "options": {}, "seat": 1, "players": ["a", "b"]}
     end = {"match_id": "m1", "game": "cactus", "seat": 1, "outcome": {"ranks": [1, 2]}, "view": {}}
+    start["request_id"], end["request_id"] = fresh_request_id(), fresh_request_id()
     assert c.post("/start", start)[:2] == (200, {})
     assert c.post("/end", end)[:2] == (200, {})
     assert bot.started == [start]
