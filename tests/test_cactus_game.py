@@ -3,8 +3,9 @@
 - table-driven rule tests on hand-built tables (``table`` sets hands and piles directly);
 - the generic contract checks of tests/contract.py (300 random matches per player count);
 - a game-specific oracle (``KnowledgeOracle``) rebuilt only from the events each seat
-  received, stronger than the identity oracle of contract.py because card kinds repeat,
-  and proof that it catches deliberately leaky views;
+  received, which also proves the events complete (the hands rebuilt from them are the
+  true ones), beside contract.py's table-driven leak oracle, and proof that it catches
+  deliberately leaky views;
 - the heuristic against three random bots.
 """
 
@@ -482,6 +483,37 @@ def test_illegal_answers_are_refused() -> None:
         with pytest.raises(IllegalAction):
             GAME.apply(state, {0: bad})
         assert snapshot(state) == before
+
+
+def test_cg15_ask_for_the_only_card_the_target_holds() -> None:
+    """CG-15 at its boundary: the target's one card is the kind named, so it must give it
+    and is left with none; the gift is public; the asker's turn goes on.  The empty hand
+    then draws three at the start of its turn (CG-6)."""
+    state = table(3, [[ASK, C], [W], [S]])
+    since = len(state.events)
+    step(state, {0: play(ASK, target=1, named=W)})  # nobody holds a Stop: no window
+    assert sorted(state.hands[0]) == [C, W] and state.hands[1] == []
+    asks = [e for e in state.events[since:] if e.data["type"] == "ask"]
+    assert [(e.data, e.to) for e in asks] == [
+        ({"type": "ask", "player": 0, "from": 1, "named": W, "given": True, "card": W}, None)
+    ]
+    assert (state.phase, state.player) == ("turn", 0)
+    assert GAME.view(state, 2)["hand_sizes"] == [2, 0, 1]
+    step(state, {0: DRAW})
+    assert len(state.hands[1]) == 3 and state.player == 2
+
+
+@pytest.mark.parametrize(("answer", "given"), [(PASS, True), (STOP_IT, False)])
+def test_cg15_cg17_the_only_card_named_is_a_stop(answer: dict[str, Any], given: bool) -> None:
+    """CG-15 with CG-17: a target whose one card is the Stop named may spend it on the Ask
+    (then nothing is given) or pass (then it must give it); either way its hand is empty."""
+    state = table(3, [[ASK, C], [STOP], [S]])
+    step(state, {0: play(ASK, target=1, named=STOP)})
+    assert [(r.seat, r.kind) for r in GAME.pending(state)] == [(1, "stop")]
+    step(state, {1: answer})
+    assert state.hands[1] == []
+    assert sorted(state.hands[0]) == ([C, STOP] if given else [C])
+    assert state.discard == ([ASK] if given else [ASK, STOP])
 
 
 # -- a stronger, game-specific oracle ----------------------------------------------------

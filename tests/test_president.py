@@ -26,7 +26,7 @@ from arena.games.president.engine import (
     roles_for,
 )
 from arena.referee import PolicyClient, Referee, policy_rng
-from tests.contract import check_bad_input, check_determinism, play_random
+from tests.contract import Leak, check_bad_input, check_determinism, play_random
 
 # -- helpers ------------------------------------------------------------------------------
 
@@ -728,6 +728,61 @@ def test_pv7_counter_revolution_restores_the_order() -> None:
     assert len(events(state, "revolution")) == 2
 
 
+@pytest.mark.parametrize(("count", "revolution"), [(4, False), (6, False), (7, True), (8, True)])
+def test_pv7_pv16_with_two_decks_a_revolution_takes_seven_or_eight(
+    count: int, revolution: bool
+) -> None:
+    """PV-7 with PV-16: with several decks the revolution takes 7 or 8 cards of a rank (the
+    seed, "Plusieurs jeux": "La révolution ne se fait alors qu'à 7 ou 8 cartes"); four or
+    six of a kind leave the order alone."""
+    fives = ["5C", "5D", "5H", "5S"] * 2
+    hands = [["9C"], [*fives, "KC"], ["3C"], ["6C"], ["7C"], ["8C"]]
+    state = situation(hands, {"decks": 2, "revolution": True})
+    play(state, f"5x{count}")
+    assert state.reversed is revolution
+    assert len(events(state, "revolution")) == int(revolution)
+    order = list(reversed(ORDER_52)) if revolution else list(ORDER_52)
+    assert GAME.view(state, 2)["rank_order"] == order
+
+
+def test_pv7_pv16_a_counter_revolution_with_two_decks_takes_seven_too() -> None:
+    """PV-7 with PV-16: another play of 7 cards restores the order."""
+    threes = ["3C", "3D", "3H", "3S"] * 2
+    fives = ["5C", "5D", "5H", "5S"] * 2
+    hands = [["9C"], [*fives[:7], "KC"], [*threes[:7], "4C"], ["6C"], ["7C"], ["8C"]]
+    state = situation(hands, {"decks": 2, "revolution": True})
+    play(state, "5x7", "3x7")  # 3s are the strongest once the order is reversed
+    assert state.reversed is False
+    assert len(events(state, "revolution")) == 2
+
+
+@pytest.mark.parametrize(
+    ("lasts", "gifts"),
+    [
+        (True, [(0, 1, ["3C", "4C"]), (3, 2, ["5S"])]),  # reversed: 3s and 4s are strongest
+        (False, [(0, 1, ["2S", "2H"]), (3, 2, ["2D"])]),  # the order came back with the round
+    ],
+)
+def test_pr10_pv7_forced_gift_under_revolution_lasts_is_strongest_in_reversed_order(
+    lasts: bool, gifts: list[tuple[int, int, list[str]]]
+) -> None:
+    """PR-10 with PV-7 `revolution_lasts`: the order stays reversed into the next round, so
+    the Trou du Cul's "two strongest cards" and the Vice-Trou du Cul's strongest are the
+    strongest in the reversed order (3s, 4s...), not the 2s and aces."""
+    options = {"revolution": True, **({"revolution_lasts": True} if lasts else {})}
+    state = GAME.new_state(4, 5, options)
+    trou = ["2S", "2H", "AS", "AH", "KS", "KH", "3C", "4C", "QS", "QH", "JS", "JH", "10S"]
+    vice_trou = ["2C", "2D", "AC", "AD", "KC", "KD", "QC", "QD", "JC", "JD", "10C", "10D", "5S"]
+    state.rng = StackedDeck(state, {0: trou, 3: vice_trou})  # type: ignore[assignment]
+    # seat 1's four 5s make the revolution; the round ends in the order 1, 2, 3, 0
+    hands = [["8C"], ["5C", "5D", "5H", "5S"], ["3C"], ["6C", "7C"]]
+    finish_round_one(state, hands, ["5x4", "pass", "pass", "pass", "3x1", "7x1", "pass", "6x1"])
+    assert state.round_results[0]["order"] == [1, 2, 3, 0]
+    assert state.reversed is lasts
+    exchanged = [(e["giver"], e["receiver"], e["cards"]) for e in events(state, "exchange_cards")]
+    assert exchanged == gifts
+
+
 def test_pv16_two_decks_physical_cards_stay_distinct() -> None:
     """PV-16: two decks, 104 distinct physical cards."""
     state = GAME.new_state(6, 1, {"decks": 2})
@@ -842,15 +897,15 @@ def test_every_pair_of_variants_is_run_or_refused() -> None:
 
 
 def test_leak_oracle_catches_a_leaky_view(monkeypatch: pytest.MonkeyPatch) -> None:
-    honest = GAME.view
+    honest = type(GAME).view  # patch the class: undoing an instance patch would shadow it
 
-    def leaky(state: PresidentState, seat: int) -> dict[str, Any]:
-        view = honest(state, seat)
+    def leaky(self: Any, state: PresidentState, seat: int) -> dict[str, Any]:
+        view = honest(self, state, seat)
         other = (seat + 1) % state.n_players
         return {**view, "neighbour": {"cards": list(state.hand_view[other])}}
 
-    monkeypatch.setattr(GAME, "view", leaky)
-    with pytest.raises(AssertionError, match="never shown to seat"):
+    monkeypatch.setattr(type(GAME), "view", leaky)
+    with pytest.raises(Leak, match="neighbour/cards/0, where the president leak table shows no"):
         play_random(GAME, 4, 1)
 
 
