@@ -17,6 +17,8 @@ from arena.extensions import api
 
 
 def create_app(config: Config | None = None, **flask_config: Any) -> Flask:
+    from arena.api import limits
+
     config = config or from_env()
     app = Flask(__name__, template_folder="web/templates", static_folder="web/static")
     app.config.update(
@@ -28,7 +30,8 @@ def create_app(config: Config | None = None, **flask_config: Any) -> Flask:
         OPENAPI_JSON_PATH="openapi.json",
         OPENAPI_SWAGGER_UI_PATH="/docs",
         OPENAPI_SWAGGER_UI_URL="/api/swagger-ui/",
-        MAX_CONTENT_LENGTH=256 * 1024,
+        API_SPEC_OPTIONS={"info": {"description": limits.API_DESCRIPTION}},
+        MAX_CONTENT_LENGTH=limits.MAX_BODY_BYTES,
         TESTING=config.testing,
         **flask_config,
     )
@@ -39,6 +42,8 @@ def create_app(config: Config | None = None, **flask_config: Any) -> Flask:
     from arena.api import register_api
     from arena.web import register_web
 
+    # before any view of any blueprint: every route that reads a body is covered
+    app.before_request(limits.check_request_body)
     api.init_app(app)
     register_api(api)
     register_web(app)

@@ -15,6 +15,7 @@ from arena.config import ConfigError
 from arena.games import GAMES, POLICIES, get_game, make_policy
 from arena.games.base import OptionsError
 from arena.referee import BotFault, PolicyClient, Referee, policy_rng
+from arena.replay import describe_fault, fault_summary
 
 
 def parse_options(text: str | None) -> dict[str, Any]:
@@ -105,12 +106,22 @@ def cmd_play(args: argparse.Namespace) -> int:
             record = referee.run(game.id, clients, seed, options, match_id=f"local-{seed}")
             records.append(record.to_json())
             ranks, scores = record.outcome["ranks"], record.outcome["scores"]
-            faults = sum(1 for step in record.steps for d in step if "fault" in d)
+            faults = fault_summary(records[-1])
+            count = sum(f["count"] for f in faults.values())
             print(
                 f"match {m + 1:>4}  seed {seed:<8} "
                 + "  ".join(f"{labels[e]}:{ranks[s]}" for s, e in enumerate(seating))
-                + (f"  ({faults} faults)" if faults else "")
+                + (f"  ({count} faults)" if count else "")
             )
+            forfeited = record.outcome.get("forfeited", [])
+            for seat, summary in sorted(faults.items()):
+                kinds = ", ".join(f"{k} x{n}" for k, n in sorted(summary["kinds"].items()))
+                print(
+                    f"      {labels[seating[seat]]} (seat {seat}): {kinds}"
+                    + ("; forfeited" if seat in forfeited else "")
+                    + f"; first at step {summary['first']['step'] + 1}: "
+                    + describe_fault(summary["first"])
+                )
             for seat, entry in enumerate(seating):
                 t = totals[labels[entry]]
                 t["matches"] += 1

@@ -2,7 +2,8 @@
 
 With nothing set, everything runs on one machine with no server installed: a SQLite file
 and a file-system Celery broker, both under ``ARENA_DATA_DIR``.  In the production
-profile a missing secret or an embedded database is an error at start-up, not later.
+profile a missing secret, organiser token or embedded database is an error at start-up,
+not later.
 
 | variable | meaning | default |
 | --- | --- | --- |
@@ -11,10 +12,11 @@ profile a missing secret or an embedded database is an error at start-up, not la
 | ``ARENA_DATABASE_URL`` | SQLAlchemy URL (PostgreSQL in production) | SQLite file |
 | ``ARENA_BROKER_URL`` | Celery broker (``redis://``, ``amqp://``) | file-system broker |
 | ``ARENA_SECRET_KEY`` | Flask secret (sessions, CSRF) | random per process (local) |
-| ``ARENA_ORGANISER_TOKEN`` | needed to create tournaments, if set | unset: anyone may |
+| ``ARENA_ORGANISER_TOKEN`` | needed to create tournaments (required in production) | unset: open |
 | ``ARENA_ALLOWED_NETWORKS`` | comma-separated CIDRs bots may live in | none |
 | ``ARENA_DEADLINE_MS`` | time a bot has for one answer | 2000 |
 | ``ARENA_MAX_STRIKES`` | faults before a bot plays out on defaults | 3 |
+| ``ARENA_PAUSE_AFTER_FORFEITS`` | forfeits in a row after which a bot is paused | 3 |
 | ``ARENA_LADDER_INTERVAL`` | seconds between ladder rounds (Celery beat) | 30 |
 | ``ARENA_WORKER_CONCURRENCY`` | matches one worker process plays at once | 100 |
 | ``ARENA_CONNECTIONS_PER_BOT`` | keep-alive connections a worker opens to one endpoint | 32 |
@@ -50,6 +52,7 @@ class Config:
     allowed_networks: tuple[str, ...] = ()
     deadline_ms: int = 2000
     max_strikes: int = 3
+    pause_after_forfeits: int = 3
     ladder_interval: float = 30.0
     worker_concurrency: int = 100
     connections_per_bot: int = 32
@@ -87,6 +90,7 @@ def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
     database_url = env.get("ARENA_DATABASE_URL") or f"sqlite:///{data_dir / 'arena.sqlite3'}"
     broker_url = env.get("ARENA_BROKER_URL") or "filesystem://"
     secret_key = env.get("ARENA_SECRET_KEY", "")
+    organiser_token = env.get("ARENA_ORGANISER_TOKEN") or None
     if profile == "production":
         if not secret_key:
             raise ConfigError("ARENA_SECRET_KEY must be set in the production profile")
@@ -94,6 +98,11 @@ def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
             raise ConfigError("the production profile needs ARENA_DATABASE_URL (PostgreSQL)")
         if broker_url.startswith("filesystem"):
             raise ConfigError("the production profile needs ARENA_BROKER_URL (Redis, RabbitMQ)")
+        if organiser_token is None or not organiser_token.strip():
+            raise ConfigError(
+                "ARENA_ORGANISER_TOKEN must be set in the production profile: without it "
+                "anyone could start tournaments and switch ladders"
+            )
     networks = tuple(n.strip() for n in env.get("ARENA_ALLOWED_NETWORKS", "").split(",") if n)
 
     def number(name: str, default: float, kind: type = int, minimum: float = 1) -> Any:
@@ -114,17 +123,21 @@ def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         database_url=database_url,
         broker_url=broker_url,
         secret_key=secret_key or secrets.token_hex(32),
-        organiser_token=env.get("ARENA_ORGANISER_TOKEN") or None,
+        organiser_token=organiser_token,
         allowed_networks=networks,
         deadline_ms=number("ARENA_DEADLINE_MS", 2000),
         max_strikes=number("ARENA_MAX_STRIKES", 3),
+        pause_after_forfeits=number("ARENA_PAUSE_AFTER_FORFEITS", 3),
         ladder_interval=number("ARENA_LADDER_INTERVAL", 30, float),
         worker_concurrency=number("ARENA_WORKER_CONCURRENCY", 100),
         connections_per_bot=number("ARENA_CONNECTIONS_PER_BOT", 32),
         lease_seconds=number("ARENA_LEASE_SECONDS", 15, float),
         match_time_limit=number("ARENA_MATCH_TIME_LIMIT", 3600, float),
     )
-    AddressPolicy.for_profile(profile, networks)  # a bad CIDR fails here, at start-up
+    try:
+        AddressPolicy.for_profile(profile, networks)  # a bad CIDR fails here, at start-up
+    except ValueError as exc:
+        raise ConfigError(f"ARENA_ALLOWED_NETWORKS: {exc}") from None
     if database_url.startswith("sqlite"):
         data_dir.mkdir(parents=True, exist_ok=True)
     return replace(config, **overrides)

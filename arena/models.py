@@ -21,13 +21,25 @@ from sqlalchemy import (
     String,
     UniqueConstraint,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship, validates
 
 from arena import replay
 
 
 def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
+
+
+def bot_name(name: str) -> str:
+    """A bot's name as it is stored: trimmed, each run of spaces inside it one space."""
+    return " ".join(name.split())
+
+
+def bot_name_key(name: str) -> str:
+    """What two names must differ in to be two bots: ``" Alpha "``, ``"alpha"`` and
+    ``"ALPHA"`` have the same key (the stored name, case folded).  Case folding makes a
+    name at most three times longer: a 64-character name has a key of at most 192."""
+    return bot_name(name).casefold()
 
 
 class Base(DeclarativeBase):
@@ -40,20 +52,35 @@ class Base(DeclarativeBase):
 
 class Bot(Base):
     __tablename__ = "bots"
+    __table_args__ = (UniqueConstraint("name_key", name="uq_bots_name_key"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(64), unique=True)
+    # bot_name_key(name), set whenever the name is: unique, so that names differing only
+    # in case or spaces are one bot (migration 0004)
+    name_key: Mapped[str] = mapped_column(String(192))
     endpoint: Mapped[str] = mapped_column(String(512))
     owner: Mapped[str] = mapped_column(String(64))
     owner_token_hash: Mapped[str] = mapped_column(String(128))
     # kept to sign every request to the bot; shown to the owner once, at registration
     signing_secret: Mapped[str] = mapped_column(String(128))
     games: Mapped[list[Any]] = mapped_column(default=list)
-    status: Mapped[str] = mapped_column(String(16), default="active")  # active|disabled|deleted
+    # active|paused|disabled|deleted: paused by the arena (see paused_reason) after
+    # several forfeits in a row, until its owner sets it active again
+    status: Mapped[str] = mapped_column(String(16), default="active")
+    paused_reason: Mapped[str | None] = mapped_column(String(300), default=None)
+    forfeit_streak: Mapped[int] = mapped_column(Integer, default=0)  # forfeits in a row
     description: Mapped[str] = mapped_column(String(500), default="")
     info: Mapped[dict[str, Any]] = mapped_column(default=dict)  # its answer to GET /
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[dt.datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+    @validates("name")
+    def _name_and_key(self, _attribute: str, name: str) -> str:
+        """Every assignment of a name stores it trimmed and keeps its key in step."""
+        name = bot_name(name)
+        self.name_key = bot_name_key(name)
+        return name
 
 
 class Tournament(Base):
@@ -131,6 +158,10 @@ class MatchSeat(Base):
     rank: Mapped[int | None] = mapped_column(Integer, default=None)
     score: Mapped[float | None] = mapped_column(Float, default=None)
     strikes: Mapped[int] = mapped_column(Integer, default=0)
+    # no usable answer in the whole match (arena.referee): ranked last
+    forfeited: Mapped[bool] = mapped_column(Boolean, default=False)
+    # what went wrong, for the owner: {"count", "kinds": {kind: n}, "first": its cause}
+    faults: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
 
     match: Mapped[Match] = relationship(back_populates="seats")
     bot: Mapped[Bot] = relationship()

@@ -3,21 +3,23 @@
 It knows games only through the engine contract (``arena.games.base``).  For every
 request it asks that seat's client, checks the answer against the legal list itself, and
 on any fault plays the request's default action and counts a strike.  A bot that reaches
-``max_strikes`` plays the rest of the match on default actions and ranks last.  A fault
-never stops the match.
+``max_strikes`` plays the rest of the match on default actions and ranks last; so does a
+bot that forfeited (not one usable answer in the match).  A fault never stops the match.
 
 The match record holds everything needed to re-simulate the match (seed, options,
 players, every applied answer) plus what happened (events with their visibility, each
 decision's latency and fault, the outcome).  It is compact (format 2): a step is the
 list of its decisions, each ``{"seat", "kind", "action", "latency_ms"}`` plus ``"fault"``
-when the default action was played and ``"memo"`` when the bot left one; the answers
-applied at a step are the decisions' actions, stored once.  A seat that struck out is no
-longer asked: its decisions have a fault and no latency.
+and its ``"cause"`` (``BotFault.cause``) when the default action was played, and
+``"memo"`` when the bot left one; the answers applied at a step are the decisions'
+actions, stored once.  A seat that struck out is no longer asked: its decisions have a
+fault and no latency.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import random
 import threading
 import time
@@ -41,13 +43,54 @@ RECORD_FORMAT = 2
 MEMO_CAP = 256  # characters of a bot's memo kept in the replay
 
 
-class BotFault(Exception):
-    """A bot that did not give a usable answer; ``kind`` names the fault."""
+EXCERPT_CAP = 200  # characters of a refused answer kept with its fault
 
-    def __init__(self, kind: str, detail: str = ""):
+
+def excerpt(data: Any) -> str:
+    """What a bot said, as text of at most EXCERPT_CAP characters: bytes decoded with
+    replacement, anything else written as JSON (so ``5`` and ``"5"`` differ)."""
+    if isinstance(data, bytes | bytearray):
+        text = bytes(data[: EXCERPT_CAP * 4]).decode("utf-8", "replace")
+    else:
+        try:
+            text = json.dumps(data, ensure_ascii=False, default=repr)[: EXCERPT_CAP + 1]
+        except (TypeError, ValueError, RecursionError):
+            text = repr(data)[: EXCERPT_CAP + 1]
+    return text if len(text) <= EXCERPT_CAP else text[: EXCERPT_CAP - 1] + "\u2026"
+
+
+class BotFault(Exception):
+    """A bot that did not give a usable answer; ``kind`` names the fault, the other
+    fields say what caused it: ``detail`` in words, the HTTP ``status`` of the answer,
+    the bytes ``received`` of it, an ``excerpt`` of what was refused and the ``error``
+    (the exception class) that ended the exchange, as far as each is known."""
+
+    def __init__(
+        self,
+        kind: str,
+        detail: str = "",
+        *,
+        status: int | None = None,
+        received: int | None = None,
+        excerpt: str | None = None,
+        error: str | None = None,
+    ):
         super().__init__(f"{kind}: {detail}" if detail else kind)
         self.kind = kind
         self.detail = detail
+        self.status = status
+        self.received = received
+        self.excerpt = excerpt
+        self.error = error
+
+    def cause(self) -> dict[str, Any]:
+        """The record of the cause: the fields that are known (``detail`` always)."""
+        cause: dict[str, Any] = {"detail": self.detail or self.kind}
+        for key in ("status", "received", "excerpt", "error"):
+            value = getattr(self, key)
+            if value is not None:
+                cause[key] = value
+        return cause
 
 
 class MatchAbandoned(Exception):
@@ -172,7 +215,7 @@ class Referee:
             self._step(game, state, clients, requests, record)
         outcome = game.outcome(state)
         assert outcome is not None
-        record.outcome = self._final_outcome(outcome, record.strikes)
+        record.outcome = self._final_outcome(outcome, record)
         record.events = [e.to_json() for e in state.events]
         for seat, client in enumerate(clients):
             _quietly(
@@ -247,7 +290,8 @@ class Referee:
                 if fault is not None:
                     record.strikes[r.seat] += 1
                     decision["action"] = r.default_action
-                    decision["fault"] = fault
+                    decision["fault"] = fault.kind
+                    decision["cause"] = fault.cause()
                 if memo is not None:
                     decision["memo"] = memo
             answers[r.seat] = decision["action"]
@@ -255,22 +299,32 @@ class Referee:
         game.apply(state, answers)
         record.steps.append(decisions)
 
-    def _final_outcome(self, outcome: Outcome, strikes: list[int]) -> dict[str, Any]:
-        """Struck-out bots rank after every other bot, whatever the game said."""
+    def _final_outcome(self, outcome: Outcome, record: MatchRecord) -> dict[str, Any]:
+        """Struck-out bots, and bots that forfeited (every answer they were asked for was
+        a fault), rank after every other bot, whatever the game said."""
         result = outcome.to_json()
-        out = [s >= self.max_strikes for s in strikes]
+        seats = range(len(record.strikes))
+        asked, answered = [False] * len(seats), [False] * len(seats)
+        for step in record.steps:
+            for decision in step:
+                asked[decision["seat"]] = True
+                if "fault" not in decision:
+                    answered[decision["seat"]] = True
+        forfeited = [asked[seat] and not answered[seat] for seat in seats]
+        out = [record.strikes[seat] >= self.max_strikes or forfeited[seat] for seat in seats]
         if any(out):
             result["game_ranks"] = list(outcome.ranks)
             result["ranks"] = competition_ranks(
-                [(out[seat], outcome.ranks[seat]) for seat in range(len(strikes))]
+                [(out[seat], outcome.ranks[seat]) for seat in seats]
             )
-        result["struck_out"] = [seat for seat, o in enumerate(out) if o]
+        result["struck_out"] = [seat for seat in seats if record.strikes[seat] >= self.max_strikes]
+        result["forfeited"] = [seat for seat in seats if forfeited[seat]]
         return result
 
 
 def _ask(
     client: Client, payload: dict[str, Any], request: Request
-) -> tuple[Action, float, str | None, str | None]:
+) -> tuple[Action, float, BotFault | None, str | None]:
     return _judge(lambda: client.act(payload), request, time.perf_counter())
 
 
@@ -291,26 +345,35 @@ def _begin(client: Any, payload: dict[str, Any]) -> tuple[Callable[[], Any], flo
 
 def _judge(
     answer: Any, request: Request, started: float
-) -> tuple[Action, float, str | None, str | None]:
+) -> tuple[Action, float, BotFault | None, str | None]:
     """Call ``answer()`` and judge what the bot said: (action, latency in ms, fault or
     None, memo or None).  Never raises."""
-    fault: str | None = None
+    fault: BotFault | None = None
     action: Action = request.default_action
     memo: str | None = None
     try:
         reply = answer()
         if not isinstance(reply, dict) or "action" not in reply:
-            raise BotFault("bad_answer", "the answer must be an object with an 'action'")
+            raise BotFault(
+                "bad_answer",
+                "the answer must be an object with an 'action'",
+                excerpt=excerpt(reply),
+            )
         legal = find_legal(reply["action"], request.legal_actions)
         if legal is None:
-            raise BotFault("illegal_action", "the action is not in legal_actions")
+            raise BotFault(
+                "illegal_action",
+                "the action is not in legal_actions",
+                excerpt=excerpt(reply["action"]),
+            )
         action = legal
         if isinstance(reply.get("memo"), str):
             memo = reply["memo"][:MEMO_CAP]
     except BotFault as exc:
-        fault = exc.kind
+        fault = exc
     except Exception as exc:  # a house bot's bug is a fault like any other
-        fault = f"error: {type(exc).__name__}"
+        name = type(exc).__name__
+        fault = BotFault(f"error: {name}", str(exc)[:EXCERPT_CAP], error=name)
     return action, (time.perf_counter() - started) * 1000.0, fault, memo
 
 

@@ -102,3 +102,36 @@ def seat_decisions(record: dict[str, Any], seat: int) -> list[dict[str, Any]]:
         for decision in step
         if decision["seat"] == seat
     ]
+
+
+def fault_summary(record: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """What went wrong for each seat that had faults: ``count`` (the bot's own faults;
+    the defaults played once it struck out are not counted), ``kinds`` (count by kind)
+    and ``first``, the first fault with its step and cause."""
+    summary: dict[int, dict[str, Any]] = {}
+    for number, step in enumerate(record["steps"]):
+        for decision in step:
+            kind = decision.get("fault")
+            if kind is None or kind == "struck_out":
+                continue
+            seat = summary.setdefault(decision["seat"], {"count": 0, "kinds": {}})
+            seat["count"] += 1
+            seat["kinds"][kind] = seat["kinds"].get(kind, 0) + 1
+            if "first" not in seat:
+                seat["first"] = {"step": number, "kind": kind, **decision.get("cause", {})}
+    return summary
+
+
+def describe_fault(fault: dict[str, Any]) -> str:
+    """One line for a person: the kind, then the cause as far as it is known."""
+    parts = [str(fault.get("kind", "fault"))]
+    detail = fault.get("detail")
+    if detail and detail != fault.get("kind"):
+        parts.append(str(detail))
+    if fault.get("received") is not None and "excerpt" not in fault:
+        parts.append(f"{fault['received']} bytes received")
+    if fault.get("excerpt"):
+        parts.append(f"answer: {fault['excerpt']}")
+    if fault.get("error") and fault["error"] not in str(detail):
+        parts.append(str(fault["error"]))
+    return " — ".join(parts)

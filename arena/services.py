@@ -14,6 +14,7 @@ import hmac
 import itertools
 import math
 import random
+import re
 import secrets
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -36,6 +37,8 @@ from arena.models import (
     Rating,
     Tournament,
     TournamentEntry,
+    bot_name,
+    bot_name_key,
 )
 from arena.referee import BotFault
 
@@ -44,11 +47,18 @@ MAX_TOURNAMENT_MATCHES = 5000
 # number is a double) and fit the BigInteger column.
 MAX_SEED = 2**53 - 1
 MAX_ID = 2**63 - 1  # larger ids cannot exist and would overflow the database driver
-BOT_STATUSES = ("active", "disabled", "deleted")
+BOT_STATUSES = ("active", "paused", "disabled", "deleted")
 MATCH_STATUSES = ("queued", "running", "finished", "failed", "cancelled")
 # what is kept of a bot's answer to GET / (it is untrusted and shown on pages)
 INFO_TEXT_CAP = 200
 INFO_GAMES_CAP = 32
+# a signing secret its owner chooses: printable ASCII without spaces (it goes on a command
+# line or into an environment variable), long enough not to be guessed, and it must fit
+# the column
+SECRET_MIN_LENGTH = 16
+SECRET_MAX_LENGTH = 128
+SECRET_PATTERN = re.compile(r"[\x21-\x7e]+")
+ROTATABLE = ("owner_token", "signing_secret")
 
 InfoFetcher = Callable[[str], dict[str, Any]]
 
@@ -92,6 +102,18 @@ def check_owner(session: Session, bot: Bot, token: str | None) -> None:
     if known is None:
         raise ServiceError(401, "the owner token is not valid")
     raise ServiceError(403, f"bot {bot.id} belongs to another owner")
+
+
+def signing_secret_problem(secret: str) -> str | None:
+    """Why a signing secret chosen by its owner is refused, or None."""
+    if not SECRET_MIN_LENGTH <= len(secret) <= SECRET_MAX_LENGTH:
+        return (
+            f"a signing secret must be {SECRET_MIN_LENGTH} to {SECRET_MAX_LENGTH} characters "
+            f"long (this one has {len(secret)})"
+        )
+    if not SECRET_PATTERN.fullmatch(secret):
+        return "a signing secret may contain only printable ASCII characters, without spaces"
+    return None
 
 
 def check_organiser(config: Config, token: str | None) -> None:
@@ -179,12 +201,25 @@ def _registered_games(declared: Sequence[str], requested: Sequence[str] | None) 
     return sorted(set(requested))
 
 
+def _name_taken(name: str, taken: str | None = None) -> ServiceError:
+    if taken is None or taken == name:
+        return ServiceError(409, f"a bot named {name!r} already exists")
+    return ServiceError(
+        409,
+        f"a bot named {taken!r} already exists: {name!r} is the same name (names are "
+        "compared without case and surrounding spaces)",
+    )
+
+
 def _check_name_free(session: Session, name: str, bot_id: int | None = None) -> None:
-    query = select(Bot.id).where(Bot.name == name)
+    """409 when another bot (deleted ones too: they keep their names) has a name with the
+    same key (``bot_name_key``: trimmed and case folded)."""
+    query = select(Bot.name).where(Bot.name_key == bot_name_key(name))
     if bot_id is not None:
         query = query.where(Bot.id != bot_id)
-    if session.scalar(query.limit(1)) is not None:
-        raise ServiceError(409, f"a bot named {name!r} already exists")
+    taken = session.scalar(query.limit(1))
+    if taken is not None:
+        raise _name_taken(bot_name(name), taken)
 
 
 def _flush(session: Session, name: str) -> None:
@@ -192,7 +227,7 @@ def _flush(session: Session, name: str) -> None:
     try:
         session.flush()
     except IntegrityError:
-        raise ServiceError(409, f"a bot named {name!r} already exists") from None
+        raise _name_taken(name) from None
 
 
 def register_bot(
@@ -204,19 +239,24 @@ def register_bot(
     owner: str,
     description: str = "",
     games: Sequence[str] | None = None,
+    signing_secret: str | None = None,
     info_fetcher: InfoFetcher | None = None,
 ) -> tuple[Bot, str, str]:
     """Check the endpoint (address policy, then ``GET /``) and store the bot.
 
-    Returns the bot, its owner token and its signing secret: the only time either is
-    available in clear.  ``info_fetcher(endpoint)`` replaces the HTTP ``GET /`` in tests.
+    Returns the bot, its owner token and its signing secret (the one given, else a new
+    one): the only time either is available in clear.  The name is stored trimmed.
+    ``info_fetcher(endpoint)`` replaces the HTTP ``GET /`` in tests.
     """
+    name = bot_name(name)
+    if signing_secret is not None and (problem := signing_secret_problem(signing_secret)):
+        raise ServiceError(400, problem)
     # the network first: the database is not touched (no lock held) while the bot answers
     info = fetch_bot_info(config, endpoint, info_fetcher)
     registered = _registered_games(info["games"], games)
     _check_name_free(session, name)
     owner_token = new_token()
-    signing_secret = new_token()
+    signing_secret = signing_secret if signing_secret is not None else new_token()
     bot = Bot(
         name=name,
         endpoint=endpoint,
@@ -233,8 +273,9 @@ def register_bot(
     return bot, owner_token, signing_secret
 
 
-def get_bot(session: Session, bot_id: int) -> Bot:
-    bot = session.get(Bot, bot_id) if 0 < bot_id <= MAX_ID else None
+def get_bot(session: Session, bot_id: int, lock: bool = False) -> Bot:
+    """The bot (locked for update with ``lock``), else 404."""
+    bot = session.get(Bot, bot_id, with_for_update=lock) if 0 < bot_id <= MAX_ID else None
     if bot is None:
         raise ServiceError(404, f"no bot {bot_id}")
     return bot
@@ -261,6 +302,10 @@ def update_bot(
         raise ServiceError(409, f"bot {bot.id} is deleted")
     if status is not None and status not in ("active", "disabled"):
         raise ServiceError(400, "status must be active or disabled (DELETE deletes a bot)")
+    if status is not None and status != bot.status:
+        # the owner's word ends a pause: the count of forfeits in a row starts again
+        bot.paused_reason = None
+        bot.forfeit_streak = 0
     if endpoint is None:
         info = bot.info
     elif info is None:
@@ -273,8 +318,8 @@ def update_bot(
             raise ServiceError(
                 400, "the bot at this endpoint plays none of its registered games; give 'games'"
             )
-    if name is not None and name != bot.name:
-        _check_name_free(session, name, bot.id)
+    if name is not None and bot_name(name) != bot.name:
+        _check_name_free(session, name, bot.id)  # a change of case alone is allowed
         bot.name = name
     if endpoint is not None:
         bot.endpoint = endpoint
@@ -286,6 +331,63 @@ def update_bot(
         bot.status = status
     _flush(session, bot.name)
     return bot
+
+
+def rotate_credentials(
+    session: Session,
+    bot: Bot,
+    rotate: Iterable[str],
+    signing_secret: str | None = None,
+) -> dict[str, str]:
+    """New values for what ``rotate`` names (``owner_token``, ``signing_secret``): the
+    old ones stop working when the caller commits.  ``signing_secret`` is the owner's own
+    new secret (else a new one is made).  Returns the new values in clear: the only time.
+
+    Matches started after the commit sign with the new secret; one already being played
+    keeps the secret it started with until it ends."""
+    rotate = set(rotate)
+    if not rotate or not rotate <= set(ROTATABLE):
+        raise ServiceError(400, f"rotate one or both of: {', '.join(ROTATABLE)}")
+    if bot.status == "deleted":
+        raise ServiceError(409, f"bot {bot.id} is deleted")
+    if signing_secret is not None:
+        if "signing_secret" not in rotate:
+            raise ServiceError(400, "a new signing_secret needs 'signing_secret' in 'rotate'")
+        if problem := signing_secret_problem(signing_secret):
+            raise ServiceError(400, problem)
+        if hmac.compare_digest(signing_secret.encode(), bot.signing_secret.encode()):
+            raise ServiceError(400, "the new signing secret must differ from the current one")
+    rotated: dict[str, str] = {}
+    if "owner_token" in rotate:
+        rotated["owner_token"] = new_token()
+        bot.owner_token_hash = hash_token(rotated["owner_token"])
+    if "signing_secret" in rotate:
+        rotated["signing_secret"] = signing_secret if signing_secret is not None else new_token()
+        bot.signing_secret = rotated["signing_secret"]
+    session.flush()
+    return rotated
+
+
+def recent_faults(session: Session, bot_id: int, limit: int = 10) -> list[dict[str, Any]]:
+    """The bot's most recent finished matches with faults, newest first: what its owner
+    needs to see why it lost or why it was paused."""
+    rows = session.execute(
+        select(MatchSeat, Match)
+        .join(Match, Match.id == MatchSeat.match_id)
+        .where(MatchSeat.bot_id == bot_id, MatchSeat.strikes > 0, Match.status == "finished")
+        .order_by(Match.finished_at.desc(), Match.id.desc())
+        .limit(limit)
+    )
+    return [
+        {
+            "match_id": match.id,
+            "game": match.game,
+            "finished_at": match.finished_at,
+            "forfeited": seat.forfeited,
+            **(seat.faults or {"count": seat.strikes, "kinds": {}}),
+        }
+        for seat, match in rows
+    ]
 
 
 def delete_bot(session: Session, bot: Bot) -> None:

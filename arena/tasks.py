@@ -56,6 +56,7 @@ from arena.models import (
 )
 from arena.ratings import EloConfig, apply_match, fit_ratings, replay_elo
 from arena.referee import MatchAbandoned, MatchRecord, MatchTimeLimit, Referee
+from arena.replay import describe_fault, fault_summary
 from arena.warden import Warden, new_owner
 
 log = logging.getLogger(__name__)
@@ -324,7 +325,7 @@ def play_claimed(
         except MatchTimeLimit as exc:
             _give_up(database, match_id, owner, str(exc))
             return "failed"
-        recorded = save_result(database, match_id, record)
+        recorded = save_result(database, match_id, record, config.pause_after_forfeits)
     except Exception as exc:  # a bug of ours must not lose the match: mark it, keep going
         log.exception("match %s could not be played", match_id)
         with database.session() as session:
@@ -364,20 +365,31 @@ def _locked_match(session: Session, match_id: int, *load: Any) -> Match | None:
     return session.scalars(query).first()
 
 
-def save_result(database: Database, match_id: int, record: MatchRecord) -> bool:
-    """Write the result, the replay and the rating changes in one transaction.
+def save_result(
+    database: Database, match_id: int, record: MatchRecord, pause_after: int = 3
+) -> bool:
+    """Write the result, the replay and the rating changes in one transaction, with each
+    seat's faults; a bot that forfeited ``pause_after`` matches in a row is paused.
 
-    Returns False when another delivery of the same match got there first."""
+    Forfeits are rated like any last place: a bot that knows its opponents at ``/start``
+    must not be able to dodge the strong ones by not answering.  Returns False when
+    another delivery of the same match got there first."""
     with database.session() as session:
         match = _locked_match(session, match_id, _WITH_SEATS)
         if match is None or match.status in ("finished", "cancelled"):
             return False
         outcome = record.outcome or {}
         ranks = outcome["ranks"]
-        for seat in match.seats:
+        faults = fault_summary(record.to_json())
+        forfeited = set(outcome.get("forfeited", ()))
+        # bots are locked in the order of their ids: two results never wait on each other
+        for seat in sorted(match.seats, key=lambda s: (s.bot_id, s.seat)):
             seat.rank = ranks[seat.seat]
             seat.score = float(outcome["scores"][seat.seat])
             seat.strikes = record.strikes[seat.seat]
+            seat.faults = faults.get(seat.seat)
+            seat.forfeited = seat.seat in forfeited
+            _count_forfeit(session, seat, pause_after)
         session.add(Replay(match_id=match_id, record=record.to_json()))
         if match.rated:
             _rate(session, match, ranks)
@@ -391,6 +403,26 @@ def save_result(database: Database, match_id: int, record: MatchRecord) -> bool:
     if rated and tournament_over:
         refit_ratings.delay(game)  # the fitted ratings follow each finished tournament
     return True
+
+
+def _count_forfeit(session: Session, seat: MatchSeat, pause_after: int) -> None:
+    """Keep the bot's count of forfeits in a row; pause an active bot at ``pause_after``
+    (the ladder stops seating it) and say why, until its owner sets it active again."""
+    bot = session.get(Bot, seat.bot_id, with_for_update=True)
+    if bot is None:
+        return
+    if not seat.forfeited:
+        bot.forfeit_streak = 0
+        return
+    bot.forfeit_streak += 1
+    if bot.forfeit_streak >= pause_after and bot.status == "active":
+        first = (seat.faults or {}).get("first", {})
+        bot.status = "paused"
+        bot.paused_reason = (
+            f"paused after {bot.forfeit_streak} forfeits in a row (match {seat.match_id}: "
+            f"{describe_fault(first) if first else 'no usable answer'})"
+        )[:300]
+        log.warning("bot %s paused: %s", bot.id, bot.paused_reason)
 
 
 def _rate(session: Session, match: Match, ranks: list[int]) -> None:

@@ -3,7 +3,8 @@
 API fixtures: ``make_app`` (an app on its own SQLite database, config overridable),
 ``app`` and ``client`` (the default local profile), ``enqueued`` (match ids the app
 asked to enqueue; no broker, no worker) and ``info_bot`` (real loopback bots answering
-``GET /``).
+``GET /``).  ``database_url``: an empty SQLite and PostgreSQL database each, for the
+tests of the migrations themselves.
 
 Every module's garbage is collected when the module ends, so that an open connection it
 leaks fails that module (a ResourceWarning is an error here) and not whichever later
@@ -30,6 +31,7 @@ from arena import tasks
 from arena.app import create_app
 from arena.config import Config
 from arena.db import Database
+from tests.lanes import postgres_url
 
 ALL_GAMES = ["cactus", "cactus-game", "president"]
 
@@ -49,6 +51,16 @@ def migrated_database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     database.upgrade()
     database.dispose()
     return path
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty database of each kind, for tests of the migrations themselves."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'old.sqlite3'}"
+    else:
+        with postgres_url() as url:
+            yield url
 
 
 @pytest.fixture

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -45,6 +48,11 @@ def test_the_wsgi_entry_point_names_a_module_that_exists():
         ({"ARENA_SECRET_KEY": "k"}, "ARENA_DATABASE_URL"),
         ({"ARENA_SECRET_KEY": "k", "ARENA_DATABASE_URL": "postgresql://db/arena"},
          "ARENA_BROKER_URL"),
+        ({"ARENA_SECRET_KEY": "k", "ARENA_DATABASE_URL": "postgresql://db/arena",
+          "ARENA_BROKER_URL": "redis://redis:6379/0"}, "ARENA_ORGANISER_TOKEN must be set"),
+        ({"ARENA_SECRET_KEY": "k", "ARENA_DATABASE_URL": "postgresql://db/arena",
+          "ARENA_BROKER_URL": "redis://redis:6379/0", "ARENA_ORGANISER_TOKEN": "  "},
+         "ARENA_ORGANISER_TOKEN must be set"),
     ],
 )  # fmt: skip
 def test_the_production_profile_fails_fast_without_its_settings(env, message, tmp_path):
@@ -66,3 +74,40 @@ def test_the_production_profile_fails_fast_without_its_settings(env, message, tm
 def test_a_bad_number_in_the_environment_is_named_at_start_up(name, value, message, tmp_path):
     with pytest.raises(ConfigError, match=f"{name} must be {message}"):
         from_env({"ARENA_DATA_DIR": str(tmp_path), name: value})
+
+
+PRODUCTION = {
+    "ARENA_PROFILE": "production",
+    "ARENA_SECRET_KEY": "k",
+    # nothing listens there: the command must stop before it connects
+    "ARENA_DATABASE_URL": "postgresql+psycopg://arena@127.0.0.1:1/arena",
+    "ARENA_BROKER_URL": "redis://127.0.0.1:1/0",
+}
+
+
+def test_the_production_profile_starts_with_an_organiser_token(tmp_path):
+    config = from_env({**PRODUCTION, "ARENA_DATA_DIR": str(tmp_path), "ARENA_ORGANISER_TOKEN": "t"})
+    assert config.profile == "production" and config.organiser_token == "t"
+
+
+def test_the_cli_refuses_production_without_an_organiser_token_in_one_line(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    env.update(PRODUCTION, ARENA_DATA_DIR=str(tmp_path))
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "db", "upgrade"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("arena: ARENA_ORGANISER_TOKEN must be set"), done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
+
+
+def test_every_production_deploy_file_sets_the_organiser_token():
+    compose = (DEPLOY / "compose.yaml").read_text()
+    assert "ARENA_ORGANISER_TOKEN: ${ARENA_ORGANISER_TOKEN:?" in compose  # compose refuses
+    assert re.search(
+        r"^  ARENA_ORGANISER_TOKEN: \S", (DEPLOY / "k8s" / "arena.yaml").read_text(), re.M
+    )

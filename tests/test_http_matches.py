@@ -48,3 +48,15 @@ def test_a_referee_with_the_wrong_secret_is_refused_by_every_bot():
     faults = {d["fault"] for step in record.steps for d in step}
     assert faults == {"http_status", "struck_out"}  # 401s, then both bots struck out
     assert record.outcome["struck_out"] == [0, 1]
+    assert record.outcome["forfeited"] == [0, 1]
+
+
+def test_a_bot_with_the_wrong_secret_has_its_401_and_reason_recorded():
+    with ExitStack() as stack:
+        wrong = seated(stack, "cactus", 1, "the bot's secret", "another secret")
+        right = seated(stack, "cactus", 1, "s3cret", "s3cret")
+        record = Referee().run("cactus", wrong + right, seed=3)
+    causes = [d["cause"] for step in record.steps for d in step if d.get("fault") == "http_status"]
+    assert causes and {c["status"] for c in causes} == {401}
+    assert all("wrong signature" in c["excerpt"] for c in causes)
+    assert record.outcome["forfeited"] == [0] and record.outcome["ranks"] == [2, 1]

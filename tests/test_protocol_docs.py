@@ -19,6 +19,7 @@ from sample_bots.policy_bot import PolicyBot
 DOC = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"
 GOLDEN = re.compile(r"<!-- golden: ([a-z_]+) -->\s*```json\n(.*?)```", re.S)
 SECRET = "example-secret"
+REQUEST_ID = re.compile(r"[0-9a-f]{32}")
 
 
 class RecordingBot(PolicyBot):
@@ -74,8 +75,18 @@ def test_every_golden_example_is_what_the_referee_sends():
     examples = {name: json.loads(body) for name, body in GOLDEN.findall(DOC.read_text())}
     assert {"start", "act", "act_snap", "end", "info"} <= set(examples)
     sent = capture_example_match()
+    request_ids = []
     for name, example in examples.items():
         if name == "info":  # the bot's own answer: its shape, not its version string
             assert set(example) == set(sent["info"])
             continue
-        assert example == sent[name], f"docs/protocol.md example {name!r} is out of date"
+        # the request id is fresh for every request: its form, then everything else
+        received = dict(sent[name])
+        request_ids.append(received.pop("request_id", None))
+        assert REQUEST_ID.fullmatch(str(request_ids[-1])), f"{name}: {request_ids[-1]!r}"
+        shown = dict(example)
+        assert REQUEST_ID.fullmatch(str(shown.pop("request_id", None))), (
+            f"docs/protocol.md example {name!r} must show a request_id of 32 hex digits"
+        )
+        assert shown == received, f"docs/protocol.md example {name!r} is out of date"
+    assert len(set(request_ids)) == len(request_ids)  # one per request

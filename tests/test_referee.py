@@ -74,7 +74,42 @@ def test_a_bad_bot_gets_defaults_and_strikes_and_the_match_completes(behaviour, 
                 assert "fault" in d  # the default action was played
     assert record.outcome["ranks"][0] == 2  # a struck-out bot ranks last
     assert record.outcome["struck_out"] == [0]
+    assert record.outcome["forfeited"] == [0]  # not one usable answer in the match
+    causes = [d["cause"] for step in record.steps for d in step if d.get("fault") == fault]
+    assert causes and all(c["detail"] for c in causes)  # every fault says what happened
     assert check(record.to_json()) == []  # the record re-simulates: nothing was lost
+
+
+def test_a_bot_with_one_good_answer_did_not_forfeit_and_short_matches_count_too():
+    """A forfeit is a match with no usable answer at all, whether or not the bot was
+    asked often enough to strike out; one good answer and it is an ordinary loss."""
+
+    class Answers:
+        def __init__(self, good: int):
+            self.name, self.good = f"good-{good}", good
+
+        def start(self, info): ...
+
+        def act(self, payload):
+            self.good -= 1
+            if self.good >= 0:
+                return {"action": payload["legal_actions"][0]}
+            return {"action": "not an action"}
+
+        def end(self, info): ...
+
+        def close(self): ...
+
+    forfeit = Referee(max_strikes=1000).run("cactus", [Answers(0), house("cactus", 1)], seed=4)
+    assert forfeit.outcome["forfeited"] == [0] and forfeit.outcome["struck_out"] == []
+    assert forfeit.outcome["ranks"][0] == 2
+    illegal = [d["cause"] for step in forfeit.steps for d in step if d.get("fault")]
+    assert illegal[0] == {
+        "detail": "the action is not in legal_actions",
+        "excerpt": '"not an action"',
+    }
+    played = Referee(max_strikes=1000).run("cactus", [Answers(1), house("cactus", 1)], seed=4)
+    assert played.outcome["forfeited"] == []
 
 
 def test_the_referee_is_unaffected_by_bad_bots():

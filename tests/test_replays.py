@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,6 @@ from arena.games import make_policy
 from arena.models import Base, Replay
 from arena.referee import PolicyClient, Referee, policy_rng
 from arena.replay import check, decode, encode, upgrade
-from tests.lanes import postgres_url
 
 OLD_REPLAYS = sa.table("replays", sa.column("match_id", sa.Integer), sa.column("record", sa.JSON))
 DECISION_KEYS = {"seat", "kind", "action", "latency_ms", "fault", "memo"}
@@ -101,15 +99,6 @@ def test_the_models_match_the_migrations(tmp_path: Path):
         differences = compare_metadata(MigrationContext.configure(connection), Base.metadata)
     database.dispose()
     assert differences == []
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database_url(request, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'old.sqlite3'}"
-    else:
-        with postgres_url() as url:
-            yield url
 
 
 def test_replays_stored_by_the_first_release_keep_loading(database_url: str):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import http.client
 import importlib
 import json
+import os
 import random
 import signal
 import subprocess
@@ -56,7 +57,8 @@ def payloads(game_id: str, seed: int, limit: int = 60) -> Iterator[dict[str, Any
 
 
 def post(conn: http.client.HTTPConnection, path: str, body: dict[str, Any]) -> tuple[int, Any]:
-    raw = json.dumps(body).encode()
+    # a fresh request id, as the arena sends: a signed bot refuses a request seen before
+    raw = json.dumps({**body, "request_id": os.urandom(16).hex()}).encode()
     headers = {"Content-Type": "application/json", **signed_headers(SECRET, raw)}
     conn.request("POST", path, raw, headers)
     response = conn.getresponse()

@@ -23,6 +23,8 @@ from arena.api.schemas import (
     BotDetailSchema,
     BotListArgsSchema,
     BotRegisteredSchema,
+    BotRotatedSchema,
+    BotRotateSchema,
     BotSchema,
     BotUpdateSchema,
 )
@@ -61,7 +63,10 @@ class Bots(MethodView):
 
         The arena calls the endpoint's ``GET /`` first: it must answer apiversion "1" and
         the games it plays.  The answer holds the owner token and the signing secret: they
-        are shown this once only.
+        are shown this once only.  Give ``signing_secret`` to choose the secret yourself
+        (then the bot can run with it before it is registered).  Names are compared
+        without case and surrounding spaces: one that differs from a taken name only in
+        those is a 409.
         """
         with database().session() as session:
             bot, owner_token, signing_secret = services.register_bot(session, config(), **data)
@@ -79,6 +84,7 @@ def _bot_detail(session: Any, bot: Bot) -> dict[str, Any]:
         bot,
         BotDetailSchema,
         ratings=[{"game": r.game, "elo": r.elo, "matches": r.matches} for r in ratings],
+        recent_faults=services.recent_faults(session, bot.id),
     )
 
 
@@ -86,7 +92,7 @@ def _bot_detail(session: Any, bot: Bot) -> dict[str, Any]:
 class BotById(MethodView):
     @blp.response(200, BotDetailSchema)
     def get(self, bot_id: int) -> dict[str, Any]:
-        """One bot, with its Elo in each game"""
+        """One bot, with its Elo in each game and the faults of its recent matches"""
         with database().session() as session:
             return _bot_detail(session, services.get_bot(session, bot_id))
 
@@ -125,3 +131,27 @@ class BotById(MethodView):
             bot = services.get_bot(session, bot_id)
             services.check_owner(session, bot, bearer_token())
             services.delete_bot(session, bot)
+
+
+@blp.route("/<int:bot_id>/rotate")
+class BotRotate(MethodView):
+    @blp.arguments(BotRotateSchema)
+    @blp.response(200, BotRotatedSchema)
+    @blp.doc(security=BEARER)
+    def post(self, data: dict[str, Any], bot_id: int) -> dict[str, Any]:
+        """Rotate the owner token and/or the signing secret (its owner only)
+
+        ``rotate`` lists what gets a new value (default: both); ``signing_secret`` is
+        your own new secret, else the arena makes one.  The answer shows the new values
+        this once only, and the old ones stop working at once: the old owner token is
+        refused, and matches started from now on are signed with the new secret (a match
+        already being played ends with the old one).  Restart the bot with the new secret.
+        """
+        with database().session() as session:
+            # locked: of two rotations with the same token, the second is refused
+            bot = services.get_bot(session, bot_id, lock=True)
+            services.check_owner(session, bot, bearer_token())
+            rotated = services.rotate_credentials(
+                session, bot, data["rotate"], data.get("signing_secret")
+            )
+            return {"id": bot.id, "name": bot.name, "rotated": sorted(rotated), **rotated}

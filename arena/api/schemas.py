@@ -10,7 +10,16 @@ from urllib.parse import urlsplit
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from arena.games import GAMES
-from arena.services import BOT_STATUSES, MATCH_STATUSES, MAX_ID, MAX_SEED
+from arena.services import (
+    BOT_STATUSES,
+    MATCH_STATUSES,
+    MAX_ID,
+    MAX_SEED,
+    ROTATABLE,
+    SECRET_MAX_LENGTH,
+    SECRET_MIN_LENGTH,
+    signing_secret_problem,
+)
 
 MAX_PAGE_SIZE = 100
 MAX_SEATS = 16
@@ -60,8 +69,16 @@ def endpoint_field(**kwargs: Any) -> fields.Url:
     )
 
 
-def bot_name_field(**kwargs: Any) -> fields.String:
-    return fields.String(
+class TrimmedString(fields.String):
+    """A string stored without its surrounding spaces (checked after trimming)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        return super()._deserialize(value, attr, data, **kwargs).strip()
+
+
+def bot_name_field(**kwargs: Any) -> TrimmedString:
+    """A bot's name: trimmed here; unique without case and spaces (else 409)."""
+    return TrimmedString(
         validate=[
             validate.Length(min=1, max=64),
             validate.Regexp(
@@ -72,6 +89,16 @@ def bot_name_field(**kwargs: Any) -> fields.String:
         ],
         **kwargs,
     )
+
+
+def _good_secret(secret: str) -> None:
+    if problem := signing_secret_problem(secret):
+        raise ValidationError(problem[0].upper() + problem[1:] + ".")
+
+
+def signing_secret_field(**kwargs: Any) -> fields.String:
+    """A signing secret its owner chooses (the arena makes one when none is given)."""
+    return fields.String(validate=_good_secret, **kwargs)
 
 
 def games_field(**kwargs: Any) -> fields.List:
@@ -97,13 +124,24 @@ class BotCreateSchema(Schema):
     owner = fields.String(required=True, validate=validate.Length(min=1, max=64))
     description = fields.String(load_default="", validate=validate.Length(max=500))
     games = games_field(load_default=None, metadata={"description": "default: all it declares"})
+    signing_secret = signing_secret_field(
+        load_default=None,
+        metadata={
+            "description": f"your own signing secret, {SECRET_MIN_LENGTH} to "
+            f"{SECRET_MAX_LENGTH} printable ASCII characters without spaces: start the bot "
+            "with it before registering (default: the arena makes one)"
+        },
+    )
 
 
 class BotUpdateSchema(Schema):
     name = bot_name_field()
     endpoint = endpoint_field(metadata={"description": "checked again with GET /"})
     description = fields.String(validate=validate.Length(max=500))
-    status = fields.String(validate=validate.OneOf(["active", "disabled"]))
+    status = fields.String(
+        validate=validate.OneOf(["active", "disabled"]),
+        metadata={"description": "active also ends a pause after forfeits"},
+    )
     games = games_field()
 
     @validates_schema
@@ -112,10 +150,46 @@ class BotUpdateSchema(Schema):
             raise ValidationError("Give at least one field to change.")
 
 
+class BotRotateSchema(Schema):
+    rotate = fields.List(
+        fields.String(validate=validate.OneOf(ROTATABLE)),
+        load_default=lambda: list(ROTATABLE),
+        validate=validate.Length(min=1, max=len(ROTATABLE)),
+        metadata={"description": "what gets a new value (default: both)"},
+    )
+    signing_secret = signing_secret_field(
+        allow_none=True,
+        metadata={
+            "description": "your own new signing secret (rules as at registration; "
+            "default: the arena makes one); needs signing_secret in rotate"
+        },
+    )
+
+    @validates_schema
+    def _secret_is_rotated(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if data.get("signing_secret") is not None and "signing_secret" not in data["rotate"]:
+            raise ValidationError(
+                "A new signing_secret is given but 'rotate' does not list signing_secret.",
+                "signing_secret",
+            )
+
+
+class BotRotatedSchema(Schema):
+    id = fields.Integer()
+    name = fields.String()
+    rotated = fields.List(fields.String(), metadata={"description": "what got a new value"})
+    owner_token = fields.String(
+        metadata={"description": "shown once, if rotated: the old one no longer works"}
+    )
+    signing_secret = fields.String(
+        metadata={"description": "shown once, if rotated: the arena signs with it from now on"}
+    )
+
+
 class BotListArgsSchema(PageArgsSchema):
     status = fields.String(
         validate=validate.OneOf(BOT_STATUSES),
-        metadata={"description": "default: active and disabled bots"},
+        metadata={"description": "default: every bot not deleted"},
     )
     game = fields.String(validate=validate.OneOf(sorted(GAMES)))
 
@@ -133,14 +207,38 @@ class BotSchema(Schema):
     owner = fields.String()
     description = fields.String()
     games = fields.List(fields.String())
-    status = fields.String()
+    status = fields.String(metadata={"description": "one of " + ", ".join(BOT_STATUSES)})
+    paused_reason = fields.String(
+        allow_none=True,
+        metadata={"description": "why the arena paused the bot (status paused)"},
+    )
+    forfeit_streak = fields.Integer(metadata={"description": "matches forfeited in a row"})
     info = fields.Dict(metadata={"description": "the bot's answer to GET /"})
     created_at = fields.DateTime()
     updated_at = fields.DateTime()
 
 
+class BotFaultsSchema(Schema):
+    match_id = fields.Integer()
+    game = fields.String()
+    finished_at = fields.DateTime()
+    forfeited = fields.Boolean()
+    count = fields.Integer(metadata={"description": "answers that were faults"})
+    kinds = fields.Dict(keys=fields.String(), values=fields.Integer())
+    first = fields.Dict(
+        metadata={
+            "description": "the first fault: step, kind, detail, status, received, "
+            "excerpt, error (as far as known)"
+        }
+    )
+
+
 class BotDetailSchema(BotSchema):
     ratings = fields.List(fields.Nested(BotRatingSchema))
+    recent_faults = fields.List(
+        fields.Nested(BotFaultsSchema),
+        metadata={"description": "its most recent finished matches that had faults"},
+    )
 
 
 class BotRegisteredSchema(BotSchema):
@@ -256,6 +354,11 @@ class SeatSchema(Schema):
     rank = fields.Integer(allow_none=True)
     score = fields.Float(allow_none=True)
     strikes = fields.Integer()
+    forfeited = fields.Boolean(metadata={"description": "no usable answer in the match"})
+    faults = fields.Dict(
+        allow_none=True,
+        metadata={"description": "count, kinds (count by kind) and the first fault's cause"},
+    )
 
 
 class MatchSchema(Schema):

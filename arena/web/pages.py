@@ -20,7 +20,8 @@ from sqlalchemy.orm import Session, selectinload
 from arena import services
 from arena.db import Database
 from arena.games import GAMES
-from arena.models import Bot, Match, MatchSeat, Replay, Tournament
+from arena.models import Bot, Match, MatchSeat, Rating, Replay, Tournament
+from arena.replay import describe_fault
 from arena.web.replay_steps import step_positions
 
 bp = Blueprint("web", __name__)
@@ -84,6 +85,12 @@ def number(value: float | None, digits: int = 0) -> str:
     if value is None:
         return NOTHING
     return f"{value:.{digits}f}"
+
+
+@bp.app_template_filter("fault")
+def fault_text(fault: dict[str, Any] | None) -> str:
+    """A fault and its cause in one line (``arena.replay.describe_fault``)."""
+    return describe_fault(fault or {})
 
 
 @bp.app_template_filter("compact")
@@ -173,8 +180,20 @@ def bot(bot_id: int) -> str:
             for position, row in enumerate(board, start=1):
                 if row["bot_id"] == bot_id:
                     ratings.append({"game": game, "row": row, "rank": position, "of": len(board)})
+        listed = {r["game"]["id"] for r in ratings}
+        for rating in session.scalars(select(Rating).where(Rating.bot_id == bot_id)):
+            if rating.game not in listed and rating.game in GAMES:  # a bot not active
+                row = {"elo": rating.elo, "matches": rating.matches, "fitted": None}
+                game = next(g for g in _games() if g["id"] == rating.game)
+                ratings.append({"game": game, "row": row, "rank": None, "of": None})
         recent, _ = services.list_matches(session, bot_id=bot_id, page_size=RECENT_MATCHES)
-        return render_template("bot.html", bot=found, ratings=ratings, matches=recent)
+        return render_template(
+            "bot.html",
+            bot=found,
+            ratings=ratings,
+            matches=recent,
+            faults=services.recent_faults(session, bot_id),
+        )
 
 
 @bp.get("/tournaments")

@@ -90,6 +90,9 @@
       if (description) payload.description = description;
       const games = data.getAll("games");
       if (games.length) payload.games = games;
+      // a secret is sent as typed: the API says what is wrong with it, nothing is dropped
+      const secret = data.get("signing_secret");
+      if (secret) payload.signing_secret = secret;
       busy(register, true);
       const result = await postJSON(register.dataset.api, payload);
       busy(register, false);

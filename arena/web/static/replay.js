@@ -449,6 +449,18 @@
     return (value < 10 ? value.toFixed(2) : value.toFixed(0)) + " ms";
   }
 
+  // a fault's cause in words, as arena.replay.describe_fault writes it
+  function causeText(cause) {
+    const parts = [];
+    if (cause.detail) parts.push(cause.detail);
+    if (cause.received !== undefined && cause.excerpt === undefined) {
+      parts.push(cause.received + " bytes received");
+    }
+    if (cause.excerpt) parts.push("answer: " + cause.excerpt);
+    if (cause.error && String(cause.detail || "").indexOf(cause.error) < 0) parts.push(cause.error);
+    return parts.join(" — ");
+  }
+
   function renderDecisions() {
     decisionsPane.replaceChildren();
     if (!positions) {
@@ -462,7 +474,8 @@
       (decisions[step] || []).forEach((d) => {
         const fault = d.fault
           ? el("span", "fault", [
-              "fault: " + d.fault + " (default action played)",
+              "fault: " + d.fault + (d.cause ? " — " + causeText(d.cause) : "") +
+                " (default action played)",
             ])
           : null;
         rows.push(
