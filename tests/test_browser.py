@@ -48,6 +48,24 @@ def _require_chromium() -> None:
 
 
 # -- the site and the browser -----------------------------------------------------------
+def buffered(app: Any) -> Any:
+    """The WSGI app with each response read whole and closed before werkzeug writes it.
+
+    When a browser drops a connection while a static file is being sent, werkzeug's
+    dev server skips ``close()`` on the file it was streaming (the read that drains the
+    socket raises first), and the open file surfaces later as a ResourceWarning."""
+
+    def app_buffered(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        body = app(environ, start_response)
+        try:
+            return [b"".join(body)]
+        finally:
+            if hasattr(body, "close"):
+                body.close()
+
+    return app_buffered
+
+
 ODD_EVENTS = [
     {"to": "public", "type": "mystery", "answer": 42, "note": "<img src=x onerror=alert(1)>"},
     {"to": [1], "type": "whisper", "secret": "for bob only"},
@@ -103,7 +121,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         session.flush()
         odd = odd_match(session, [ann, bob])
         ids = {"match": match.id, "bots": [ann.id, bob.id], "running": running.id, "odd": odd}
-    server = make_server("127.0.0.1", 0, app, threaded=True)
+    server = make_server("127.0.0.1", 0, buffered(app), threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
