@@ -16,8 +16,7 @@ Two models:
 from __future__ import annotations
 
 import math
-from collections import Counter
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -132,61 +131,162 @@ def replay_elo(
     return table
 
 
-def _comparisons(
-    matches: Iterable[tuple[Sequence[BotId], Sequence[int]]],
-) -> tuple[Counter[tuple[BotId, BotId]], Counter[BotId]]:
-    """Pairwise comparisons, counted in half-wins, and matches per bot.
+# A chunk of matches holds at most this many seat pairs: the arrays built from one chunk
+# stay a few megabytes whatever the history, and the n-by-n tables are the only ones that
+# grow with the number of bots (8 MB each for 1,000 bots).
+_CHUNK_PAIRS = 1 << 18
+
+
+@dataclass(frozen=True)
+class _Table:
+    """The matches of one table size: the bot index (into the sorted bots) and the rank
+    of each seat, one row per match, and the seat pairs (i < j) as index arrays."""
+
+    seats: np.ndarray  # (matches, k) int
+    ranks: np.ndarray  # (matches, k)
+    first: np.ndarray  # (k(k-1)/2,) seat i of each pair
+    second: np.ndarray  # (k(k-1)/2,) seat j of each pair
+
+    def chunks(self, per_match: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """(seats, ranks) in slices of rows whose `per_match` entries each stay bounded."""
+        step = max(1, _CHUNK_PAIRS // max(1, per_match))
+        for start in range(0, len(self.seats), step):
+            yield self.seats[start : start + step], self.ranks[start : start + step]
+
+
+def _tables(
+    matches: Sequence[tuple[Sequence[BotId], Sequence[int]]],
+) -> tuple[list[BotId], list[_Table]]:
+    """Every bot seated, sorted, and the matches grouped by their number of seats."""
+    by_size: dict[int, list[tuple[Sequence[BotId], Sequence[int]]]] = {}
+    for seats, ranks in matches:
+        _check_match(len(seats), len(ranks))
+        by_size.setdefault(len(seats), []).append((seats, ranks))
+    bots = sorted({bot for seats, _ in matches for bot in seats})
+    index = {bot: i for i, bot in enumerate(bots)}
+    tables = []
+    for k, group in sorted(by_size.items()):
+        seats = np.array([index[bot] for s, _ in group for bot in s], dtype=np.intp)
+        ranks = np.array([rank for _, r in group for rank in r])
+        first, second = np.triu_indices(k, 1)
+        tables.append(_Table(seats.reshape(-1, k), ranks.reshape(-1, k), first, second))
+    return bots, tables
+
+
+def _comparisons(tables: Sequence[_Table], n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Pairwise comparisons, counted in half-wins (an n-by-n integer matrix), and matches
+    per bot.
 
     The count of (a, b) is twice a's wins over b: a win adds 2 to (winner, loser), a tie
     adds 1 each way. Integers keep the totals exact whatever the match order. A bot meeting
-    itself (two seats) tells nothing about strength and is skipped.
+    itself (two seats) tells nothing about strength and is skipped; a bot has played a
+    match in which it met at least one other bot.
     """
-    half_wins: Counter[tuple[BotId, BotId]] = Counter()
-    games: Counter[BotId] = Counter()
-    for seats, ranks in matches:
-        _check_match(len(seats), len(ranks))
-        played: set[BotId] = set()
-        for i in range(len(seats)):
-            for j in range(i + 1, len(seats)):
-                a, b = seats[i], seats[j]
-                if a == b:
-                    continue
-                played.update((a, b))
-                if ranks[i] < ranks[j]:
-                    half_wins[a, b] += 2
-                elif ranks[i] > ranks[j]:
-                    half_wins[b, a] += 2
-                else:
-                    half_wins[a, b] += 1
-                    half_wins[b, a] += 1
-        games.update(played)
-    return half_wins, games
+    half_wins = np.zeros(n * n, dtype=np.int64)
+    games = np.zeros(n, dtype=np.int64)
+    for table in tables:
+        for seats, ranks in table.chunks(len(table.first)):
+            a, b = seats[:, table.first].ravel(), seats[:, table.second].ravel()
+            ra, rb = ranks[:, table.first].ravel(), ranks[:, table.second].ravel()
+            other = a != b
+            decided = other & (ra != rb)
+            a_won = ra[decided] < rb[decided]
+            winner = np.where(a_won, a[decided], b[decided])
+            loser = np.where(a_won, b[decided], a[decided])
+            tied = other & (ra == rb)
+            ta, tb = a[tied], b[tied]
+            half_wins += 2 * np.bincount(winner * n + loser, minlength=n * n)
+            half_wins += np.bincount(np.concatenate((ta * n + tb, tb * n + ta)), minlength=n * n)
+            # each distinct bot of a match with at least two distinct bots has played it
+            ordered = np.sort(seats, axis=1)
+            distinct = np.ones(ordered.shape, dtype=bool)
+            distinct[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+            contested = distinct[:, 1:].any(axis=1)
+            games += np.bincount(ordered[distinct & contested[:, None]], minlength=n)
+    return half_wins.reshape(n, n), games
 
 
-def _score_products(
-    matches: Sequence[tuple[Sequence[BotId], Sequence[int]]],
-    index: dict[BotId, int],
-    theta: np.ndarray,
-) -> np.ndarray:
+def _win_chance(theta: np.ndarray) -> np.ndarray:
+    """p[a, b] = 1/(1 + e^(θb - θa)), written with tanh so that no exponential overflows."""
+    return 0.5 + 0.5 * np.tanh(0.5 * (theta[:, None] - theta[None, :]))
+
+
+def _fit_theta(weights: np.ndarray, alpha: float) -> np.ndarray:
+    """θ minimising Σ_ab weights[a, b]·-log p_ab + alpha/2·|θ|², by Newton's method.
+
+    The objective is strictly convex (alpha > 0), its gradient and Hessian dense n-by-n sums:
+    with N = W + Wᵀ the comparisons between a and b,
+
+        gradient_a = Σ_b N_ab·p_ab - Σ_b W_ab + alpha·θa
+        Hessian    = diag(Σ_b c_ab) - c + alpha·I,   c_ab = N_ab·p_ab·(1 - p_ab).
+
+    Far from the optimum (Newton decrement λ² = gradientᵀ·H⁻¹·gradient above 1e-2, as in
+    the first steps for an unbeaten bot, whose θ lies far from 0), a step that does not
+    lower the objective enough is halved (Armijo backtracking).  Closer, the full step is
+    taken without looking at the objective, whose changes soon fall below its rounding:
+    convergence is quadratic, and stops once a step is below 1e-10 (2e-8 Elo), the next
+    one would be about 1e-20.
+    """
+    n = len(weights)
+    meetings = weights + weights.T
+    wins = weights.sum(axis=1)
+    has_weight = weights > 0
+
+    def objective(theta: np.ndarray) -> float:
+        margins = (theta[:, None] - theta[None, :])[has_weight]
+        return float(weights[has_weight] @ np.logaddexp(0.0, -margins)) + 0.5 * alpha * float(
+            theta @ theta
+        )
+
+    theta = np.zeros(n)
+    for _ in range(100):
+        p = _win_chance(theta)
+        gradient = (meetings * p).sum(axis=1) - wins + alpha * theta
+        curvature = meetings * p * (1.0 - p)
+        hessian = -curvature
+        hessian[np.diag_indices(n)] += curvature.sum(axis=1) + alpha
+        step = np.linalg.solve(hessian, gradient)
+        decrement = float(gradient @ step)  # λ², >= 0: H is positive definite
+        if decrement < 1e-2:
+            theta = theta - step
+            if np.max(np.abs(step)) < 1e-10:
+                break
+            continue
+        value, size = objective(theta), 1.0
+        while objective(theta - size * step) > value - 1e-4 * size * decrement and size > 1e-10:
+            size *= 0.5
+        theta = theta - size * step
+    return theta
+
+
+def _score_products(tables: Sequence[_Table], n: int, theta: np.ndarray) -> np.ndarray:
     """J = Σ over matches of g·gᵀ, g the gradient of the match's pairwise negative
     log-likelihood at theta: for each pair, -(y - p) on the first bot and +(y - p) on the
-    second, y its result (1, 1/2, 0) and p its modelled chance of beating the second."""
-    products = np.zeros((len(index), len(index)))
-    for seats, ranks in matches:
-        rows = sorted({index[bot] for bot in seats if bot in index})
-        position = {row: k for k, row in enumerate(rows)}
-        gradient = np.zeros(len(rows))
-        for i in range(len(seats)):
-            for j in range(i + 1, len(seats)):
-                if seats[i] == seats[j]:
-                    continue
-                a, b = index[seats[i]], index[seats[j]]
-                result = 1.0 if ranks[i] < ranks[j] else 0.0 if ranks[i] > ranks[j] else 0.5
-                surprise = result - 1.0 / (1.0 + math.exp(theta[b] - theta[a]))
-                gradient[position[a]] -= surprise
-                gradient[position[b]] += surprise
-        products[np.ix_(rows, rows)] += np.outer(gradient, gradient)
-    return products
+    second, y its result (1, 1/2, 0) and p its modelled chance of beating the second.
+
+    Each match's g is built per seat (s, one row of k numbers, the pair surprises times
+    the pair-by-seat incidence matrix); a bot in two seats has the sum of both as its
+    component, so g·gᵀ = Σ over seat pairs (u, v) of s_u·s_v at (bot_u, bot_v), which is
+    summed into J with one bincount per chunk of matches: GᵀG without the n columns of G.
+    """
+    products = np.zeros(n * n)
+    for table in tables:
+        k = table.seats.shape[1]
+        incidence = np.zeros((len(table.first), k))
+        pairs = np.arange(len(table.first))
+        incidence[pairs, table.first] = -1.0
+        incidence[pairs, table.second] = 1.0
+        for seats, ranks in table.chunks(k * k + len(table.first)):
+            a, b = seats[:, table.first], seats[:, table.second]
+            ra, rb = ranks[:, table.first], ranks[:, table.second]
+            result = np.where(ra < rb, 1.0, np.where(ra > rb, 0.0, 0.5))
+            chance = 0.5 + 0.5 * np.tanh(0.5 * (theta[a] - theta[b]))
+            surprise = np.where(a != b, result - chance, 0.0)
+            by_seat = surprise @ incidence  # (matches, k): each seat's part of g
+            keys = seats[:, :, None] * n + seats[:, None, :]
+            weights = by_seat[:, :, None] * by_seat[:, None, :]
+            products += np.bincount(keys.ravel(), weights=weights.ravel(), minlength=n * n)
+    return products.reshape(n, n)
 
 
 def fit_ratings(
@@ -200,17 +300,17 @@ def fit_ratings(
 
     Unlike live Elo, this uses the whole history at once, so an early upset weighs no more
     than a late one. Bot ids must be mutually orderable (all ints or all strings): the
-    comparisons are given to the optimiser in a canonical order, so the result does not
-    depend on the order of `matches`. Bots with no comparison are absent.
+    bots are numbered in sorted order, so the result does not depend on the order of
+    `matches`. Bots with no comparison are absent.
 
     Model (weights w: 1 for a win, 1/2 each way for a tie), with p_ab = 1/(1 + e^(θb - θa)):
 
         minimise  Σ w · -log p_winner,loser  +  alpha/2 · |θ|²
 
     alpha is a Gaussian prior of variance 1/alpha on θ; it keeps an unbeaten or winless bot
-    finite. choix has no weights and penalises alpha·|θ|², so it is given every comparison
-    twice-weighted (a win twice, a tie once each way) with the same alpha: twice the
-    objective above, same optimum (ties are thus exact, never rounded to a coin flip).
+    finite. The comparisons are first summed into an n-by-n matrix of weights (exact half-win
+    counts: ties are exact, never rounded to a coin flip), so each Newton step costs the
+    same whatever the number of matches: at most n(n-1) distinct pairs (`_fit_theta`).
 
     Interval: a match of n seats gives n(n-1)/2 comparisons that are not independent (one
     shuffle of the table decides them all), so the inverse Hessian alone, which treats
@@ -230,43 +330,39 @@ def fit_ratings(
     """
     if not alpha > 0:
         raise ValueError("alpha must be positive: without it an unbeaten bot has no finite fit")
-    import choix  # slow to import (scipy); only the fit needs it
-
-    matches = list(matches)
-    half_wins, games = _comparisons(matches)
-    bots = sorted(games)
-    if not bots:
+    matches = matches if isinstance(matches, Sequence) else list(matches)
+    everyone, tables = _tables(matches)
+    half_wins, games = _comparisons(tables, len(everyone))
+    # a bot that only ever met itself has no comparison: it is left out of the fit
+    kept = np.flatnonzero(games)
+    if not len(kept):
         return {}
-    index = {bot: i for i, bot in enumerate(bots)}
-    pairs = sorted((index[a], index[b], count) for (a, b), count in half_wins.items())
-    # choix loops over every comparison in Python; dividing the counts by their common
-    # factor (2 when there is no tie) and alpha with them scales the objective, not its optimum.
-    common = math.gcd(*(count for _, _, count in pairs))
-    data = [(a, b) for a, b, count in pairs for _ in range(count // common)]
-    n = len(bots)
-    # Newton converges quadratically: 1e-8 leaves no error visible on the Elo scale.
-    theta = choix.opt_pairwise(n, data, alpha=alpha / common, method="Newton-CG", tol=1e-8)
+    n = len(kept)
+    theta = _fit_theta(half_wins[np.ix_(kept, kept)] / 2.0, alpha)
     theta = theta - theta.mean()
 
-    hessian = alpha * np.identity(n)
-    for a, b, count in pairs:
-        p = 1.0 / (1.0 + math.exp(theta[b] - theta[a]))
-        w = count / 2.0 * p * (1.0 - p)
-        hessian[a, a] += w
-        hessian[b, b] += w
-        hessian[a, b] -= w
-        hessian[b, a] -= w
-    inverse = np.linalg.pinv(hessian, hermitian=True)
-    scores = _score_products(matches, index, theta)
-    centring = np.identity(n) - np.full((n, n), 1.0 / n)
-    sandwich = np.diag(centring @ inverse @ scores @ inverse @ centring)
-    naive = np.diag(centring @ inverse @ centring)
+    p = _win_chance(theta)
+    meetings = (half_wins + half_wins.T)[np.ix_(kept, kept)] / 2.0
+    curvature = meetings * p * (1.0 - p)
+    hessian = -curvature
+    hessian[np.diag_indices(n)] += curvature.sum(axis=1) + alpha
+    inverse = np.linalg.inv(hessian)  # positive definite: alpha·I is part of it
+    everyone_theta = np.zeros(len(everyone))
+    everyone_theta[kept] = theta
+    scores = _score_products(tables, len(everyone), everyone_theta)[np.ix_(kept, kept)]
+    # only the diagonals of P·H⁻¹·J·H⁻¹·P and P·H⁻¹·P are needed: with A = P·H⁻¹ (H⁻¹ and
+    # P symmetric) they are the row sums of (A·J)∘A and the diagonal of A·P
+    centred = inverse - inverse.mean(axis=0)
+    sandwich = np.einsum("ij,ij->i", centred @ scores, centred)
+    naive = np.diag(centred) - centred.mean(axis=1)
     se = np.sqrt(np.clip(np.maximum(sandwich, naive), 0.0, None))
 
     to_elo = scale / math.log(10.0)
     fitted = {}
-    for bot, i in index.items():
+    for i, row in enumerate(kept):
         rating = center + to_elo * float(theta[i])
         half_width = Z_95 * to_elo * float(se[i])
-        fitted[bot] = FittedRating(rating, rating - half_width, rating + half_width, games[bot])
+        fitted[everyone[row]] = FittedRating(
+            rating, rating - half_width, rating + half_width, int(games[row])
+        )
     return fitted

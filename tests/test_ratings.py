@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import math
 import random
+import sys
 
+import numpy as np
 import pytest
 
 from arena.ratings import (
+    Z_95,
     EloConfig,
+    FittedRating,
     apply_match,
     elo_deltas,
     expected,
@@ -234,3 +238,151 @@ def test_fit_intervals_cover_nine_in_ten_true_ratings_at_any_table_size(n_seats)
         covered += sum(fit[bot].low <= ladder[bot] <= fit[bot].high for bot in fit)
         total += len(fit)
     assert covered / total >= 0.92, covered / total
+
+
+# --- the numpy fit equals the choix fit it replaced ------------------------------------------
+
+
+def choix_fit(matches, *, center=1500.0, scale=400.0, alpha=0.01):
+    """`fit_ratings` as it was with choix, kept as the reference (and the benchmark's
+    baseline): comparisons counted one by one, each pair's half-win count expanded
+    count // gcd times for ``choix.opt_pairwise`` (alpha / gcd, Newton-CG, tol 1e-8), and the
+    sandwich interval summed match by match."""
+    import choix
+
+    matches = list(matches)
+    half_wins: dict = {}
+    games: dict = {}
+    for seats, ranks in matches:
+        played = set()
+        for i in range(len(seats)):
+            for j in range(i + 1, len(seats)):
+                a, b = seats[i], seats[j]
+                if a == b:
+                    continue
+                played.update((a, b))
+                if ranks[i] < ranks[j]:
+                    half_wins[a, b] = half_wins.get((a, b), 0) + 2
+                elif ranks[i] > ranks[j]:
+                    half_wins[b, a] = half_wins.get((b, a), 0) + 2
+                else:
+                    half_wins[a, b] = half_wins.get((a, b), 0) + 1
+                    half_wins[b, a] = half_wins.get((b, a), 0) + 1
+        for bot in played:
+            games[bot] = games.get(bot, 0) + 1
+    bots = sorted(games)
+    if not bots:
+        return {}
+    index = {bot: i for i, bot in enumerate(bots)}
+    pairs = sorted((index[a], index[b], count) for (a, b), count in half_wins.items())
+    common = math.gcd(*(count for _, _, count in pairs))
+    data = [(a, b) for a, b, count in pairs for _ in range(count // common)]
+    n = len(bots)
+    theta = choix.opt_pairwise(n, data, alpha=alpha / common, method="Newton-CG", tol=1e-8)
+    theta = theta - theta.mean()
+
+    hessian = alpha * np.identity(n)
+    for a, b, count in pairs:
+        p = 1.0 / (1.0 + math.exp(theta[b] - theta[a]))
+        w = count / 2.0 * p * (1.0 - p)
+        hessian[a, a] += w
+        hessian[b, b] += w
+        hessian[a, b] -= w
+        hessian[b, a] -= w
+    inverse = np.linalg.pinv(hessian, hermitian=True)
+    scores = np.zeros((n, n))
+    for seats, ranks in matches:
+        rows = sorted({index[bot] for bot in seats if bot in index})
+        position = {row: k for k, row in enumerate(rows)}
+        gradient = np.zeros(len(rows))
+        for i in range(len(seats)):
+            for j in range(i + 1, len(seats)):
+                if seats[i] == seats[j]:
+                    continue
+                a, b = index[seats[i]], index[seats[j]]
+                result = 1.0 if ranks[i] < ranks[j] else 0.0 if ranks[i] > ranks[j] else 0.5
+                surprise = result - 1.0 / (1.0 + math.exp(theta[b] - theta[a]))
+                gradient[position[a]] -= surprise
+                gradient[position[b]] += surprise
+        scores[np.ix_(rows, rows)] += np.outer(gradient, gradient)
+    centring = np.identity(n) - np.full((n, n), 1.0 / n)
+    sandwich = np.diag(centring @ inverse @ scores @ inverse @ centring)
+    naive = np.diag(centring @ inverse @ centring)
+    se = np.sqrt(np.clip(np.maximum(sandwich, naive), 0.0, None))
+    to_elo = scale / math.log(10.0)
+    fitted = {}
+    for bot, i in index.items():
+        rating = center + to_elo * float(theta[i])
+        half_width = Z_95 * to_elo * float(se[i])
+        fitted[bot] = FittedRating(rating, rating - half_width, rating + half_width, games[bot])
+    return fitted
+
+
+def mixed_history(seed: int) -> list:
+    """2 to 6 seats, random ranks (ties), a bot now and then in two seats, an unbeaten
+    bot, and a bot that only ever met itself (absent from both fits)."""
+    rng = random.Random(seed)
+    bots = [f"bot{i}" for i in range(rng.randint(3, 10))]
+    history = []
+    for _ in range(rng.randint(5, 150)):
+        n = rng.randint(2, 6)
+        seats = [rng.choice(bots) for _ in range(n)]
+        history.append((seats, [rng.randint(1, n) for _ in range(n)]))
+    for _ in range(rng.randint(1, 6)):
+        seats = ["unbeaten", *rng.sample(bots, 2)]
+        history.append((seats, [1, rng.randint(2, 3), rng.randint(2, 3)]))
+    history.append((["hermit", "hermit"], [1, 2]))
+    rng.shuffle(history)
+    return history
+
+
+def assert_same_fit(new: dict, reference: dict, tolerance: float) -> None:
+    assert new.keys() == reference.keys()
+    for bot in reference:
+        assert new[bot].games == reference[bot].games
+        for field in ("rating", "low", "high"):
+            difference = abs(getattr(new[bot], field) - getattr(reference[bot], field))
+            assert difference <= tolerance, (bot, field, new[bot], reference[bot])
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_numpy_fit_equals_the_choix_fit_within_a_thousandth_of_a_point(seed):
+    history = mixed_history(seed)
+    reference = choix_fit(history)
+    assert "unbeaten" in reference and "hermit" not in reference
+    # Newton-CG stops at tol 1e-8 (relative): the two optima agree to about 1e-4 Elo
+    assert_same_fit(fit_ratings(history), reference, tolerance=1e-3)
+
+
+@pytest.mark.parametrize("n_seats", [2, 4, 6])
+def test_the_numpy_fit_equals_the_choix_fit_on_a_simulated_ladder(n_seats):
+    rng = random.Random(n_seats)
+    ladder = {f"bot{i:02d}": 1500.0 + rng.gauss(0.0, 250.0) for i in range(12)}
+    history = simulate(rng, ladder, 300, n_seats)
+    assert_same_fit(fit_ratings(history), choix_fit(history), tolerance=1e-3)
+
+
+def test_the_numpy_fit_equals_the_choix_fit_at_other_centres_scales_and_alphas():
+    history = mixed_history(99)
+    for options in ({"center": 1000.0, "scale": 200.0}, {"alpha": 0.1}, {"alpha": 1.0}):
+        assert_same_fit(fit_ratings(history, **options), choix_fit(history, **options), 1e-3)
+
+
+def test_the_fit_reaches_the_optimum_where_the_gradient_vanishes():
+    # integer ids, a strongly unbeaten bot and a tiny prior: far from the start, where
+    # an undamped Newton step would overshoot
+    history = [([1, 2], [1, 2])] * 50 + [([2, 3], [1, 2])] * 3 + [([3, 2], [1, 2])]
+    for alpha in (1e-6, 0.01, 10.0):
+        fit = fit_ratings(history, alpha=alpha)
+        theta = np.array([(fit[bot].rating - 1500.0) * math.log(10.0) / 400.0 for bot in (1, 2, 3)])
+        wins = np.array([[0, 50, 0], [0, 0, 3], [0, 1, 0]], dtype=float)
+        p = 1.0 / (1.0 + np.exp(theta[None, :] - theta[:, None]))
+        gradient = ((wins + wins.T) * p).sum(axis=1) - wins.sum(axis=1) + alpha * theta
+        assert np.max(np.abs(gradient)) < 1e-9, (alpha, gradient)
+        assert fit[1].rating > max(fit[2].rating, fit[3].rating)
+
+
+def test_the_fit_needs_no_choix(monkeypatch):
+    monkeypatch.setitem(sys.modules, "choix", None)  # an import of it would now fail
+    fit = fit_ratings(mixed_history(3))
+    assert "unbeaten" in fit
