@@ -17,6 +17,7 @@ not later.
 | ``ARENA_DEADLINE_MS`` | time a bot has for one answer | 2000 |
 | ``ARENA_MAX_STRIKES`` | faults before a bot plays out on defaults | 3 |
 | ``ARENA_PAUSE_AFTER_FORFEITS`` | forfeits in a row after which a bot is paused | 3 |
+| ``ARENA_MAX_TOURNAMENT_MATCHES`` | the most matches one tournament may schedule | 100000 |
 | ``ARENA_LADDER_INTERVAL`` | seconds between ladder rounds (Celery beat) | 30 |
 | ``ARENA_WORKER_CONCURRENCY`` | matches one worker process plays at once | 100 |
 | ``ARENA_CONNECTIONS_PER_BOT`` | keep-alive connections a worker opens to one endpoint | 32 |
@@ -53,6 +54,7 @@ class Config:
     deadline_ms: int = 2000
     max_strikes: int = 3
     pause_after_forfeits: int = 3
+    max_tournament_matches: int = 100_000
     ladder_interval: float = 30.0
     worker_concurrency: int = 100
     connections_per_bot: int = 32
@@ -128,6 +130,7 @@ def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         deadline_ms=number("ARENA_DEADLINE_MS", 2000),
         max_strikes=number("ARENA_MAX_STRIKES", 3),
         pause_after_forfeits=number("ARENA_PAUSE_AFTER_FORFEITS", 3),
+        max_tournament_matches=number("ARENA_MAX_TOURNAMENT_MATCHES", 100_000),
         ladder_interval=number("ARENA_LADDER_INTERVAL", 30, float),
         worker_concurrency=number("ARENA_WORKER_CONCURRENCY", 100),
         connections_per_bot=number("ARENA_CONNECTIONS_PER_BOT", 32),

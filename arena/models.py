@@ -91,7 +91,15 @@ class Tournament(Base):
     game: Mapped[str] = mapped_column(String(32))
     options: Mapped[dict[str, Any]] = mapped_column(default=dict)  # resolved, complete
     seats_per_match: Mapped[int] = mapped_column(Integer)
-    games_per_pairing: Mapped[int] = mapped_column(Integer)
+    # arena.formats: round_robin | balanced | gauntlet, and independent | duplicate deals
+    format: Mapped[str] = mapped_column(String(16), default="round_robin")
+    deal: Mapped[str] = mapped_column(String(16), default="independent")
+    games_per_pairing: Mapped[int | None] = mapped_column(Integer, default=None)  # round robin
+    matches_per_bot: Mapped[int | None] = mapped_column(Integer, default=None)  # the others
+    # the gauntlet's stop rule ({elo0, elo1, alpha, beta}); None: play every match
+    sprt: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    # what the schedule achieved (arena.formats.Balance.to_json)
+    balance: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     seed: Mapped[int] = mapped_column(BigInteger)
     status: Mapped[str] = mapped_column(String(16), default="running")  # |finished|cancelled
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
@@ -108,9 +116,41 @@ class TournamentEntry(Base):
 
     tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
     bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), primary_key=True)
+    challenger: Mapped[bool] = mapped_column(Boolean, default=False)  # gauntlet
+    # standings, kept as each match finishes (arena.standings): finished matches, points
+    # (1 per opponent ranked below, 1/2 per opponent ranked equal), wins (first alone)
+    matches: Mapped[int] = mapped_column(Integer, default=0)
+    points: Mapped[float] = mapped_column(Float, default=0.0)
+    wins: Mapped[int] = mapped_column(Integer, default=0)
+    rank_sum: Mapped[int] = mapped_column(Integer, default=0)
+    # duplicate deals: points above par summed over the deals whose every rotation finished
+    deals: Mapped[int] = mapped_column(Integer, default=0)
+    par_points: Mapped[float] = mapped_column(Float, default=0.0)
+    # a gauntlet challenger's stop rule: observations (its score against the field per
+    # match, or per complete deal), their sum and sum of squares, the log-likelihood
+    # ratio and the decision (H1 passed, H0 failed)
+    sprt_n: Mapped[int] = mapped_column(Integer, default=0)
+    sprt_total: Mapped[float] = mapped_column(Float, default=0.0)
+    sprt_total_sq: Mapped[float] = mapped_column(Float, default=0.0)
+    sprt_llr: Mapped[float | None] = mapped_column(Float, default=None)
+    sprt_decision: Mapped[str | None] = mapped_column(String(2), default=None)
 
     tournament: Mapped[Tournament] = relationship(back_populates="entries")
     bot: Mapped[Bot] = relationship()
+
+
+class TournamentPair(Base):
+    """One entry's pairwise results against another in a tournament (the crosstable),
+    kept as each match finishes; a pair that never met has no row."""
+
+    __tablename__ = "tournament_pairs"
+
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), primary_key=True)
+    opponent_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), primary_key=True)
+    wins: Mapped[int] = mapped_column(Integer, default=0)
+    draws: Mapped[int] = mapped_column(Integer, default=0)
+    losses: Mapped[int] = mapped_column(Integer, default=0)
 
 
 class Match(Base):
@@ -124,6 +164,9 @@ class Match(Base):
     game: Mapped[str] = mapped_column(String(32), index=True)
     options: Mapped[dict[str, Any]] = mapped_column(default=dict)
     seed: Mapped[int] = mapped_column(BigInteger)
+    # a duplicate deal: the matches of one tournament sharing this number play the same
+    # seed with the seats rotated (None: an independent deal)
+    deal: Mapped[int | None] = mapped_column(Integer, default=None)
     status: Mapped[str] = mapped_column(String(16), default="queued", index=True)
     # queued -> running -> finished | failed; cancelled from queued
     attempts: Mapped[int] = mapped_column(Integer, default=0)
@@ -242,3 +285,19 @@ class Counter(Base):
 
     name: Mapped[str] = mapped_column(String(32), primary_key=True)
     value: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class RatingFit(Base):
+    """Per game, the stored fit of the maximum-likelihood ratings and the refit running:
+    a refit claims the row (``running_since``), and fits only when the game has rated
+    results newer than ``rating_seq``, the newest one the stored fit includes
+    (``arena.tasks.refit_game``)."""
+
+    __tablename__ = "rating_fits"
+
+    game: Mapped[str] = mapped_column(String(32), primary_key=True)
+    rating_seq: Mapped[int | None] = mapped_column(Integer, default=None)
+    # when the refit now running claimed the row (None: none is running); a claim older
+    # than the refit's stale_after is a crashed worker's, and is taken over
+    running_since: Mapped[dt.datetime | None] = mapped_column(default=None)
+    fitted_at: Mapped[dt.datetime | None] = mapped_column(default=None)

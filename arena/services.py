@@ -9,21 +9,19 @@ after that commit.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
-import itertools
-import math
-import random
 import re
 import secrets
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
+from arena import formats
 from arena.clients import PROTOCOL_VERSION, HttpClient
 from arena.config import Config
 from arena.games import GAMES, get_game
@@ -39,13 +37,13 @@ from arena.models import (
     TournamentEntry,
     bot_name,
     bot_name_key,
+    utcnow,
 )
 from arena.referee import BotFault
 
-MAX_TOURNAMENT_MATCHES = 5000
 # Seeds stay below 2**53 so they survive a trip through JSON in a browser (a JavaScript
 # number is a double) and fit the BigInteger column.
-MAX_SEED = 2**53 - 1
+MAX_SEED = formats.MAX_SEED
 MAX_ID = 2**63 - 1  # larger ids cannot exist and would overflow the database driver
 BOT_STATUSES = ("active", "paused", "disabled", "deleted")
 MATCH_STATUSES = ("queued", "running", "finished", "failed", "cancelled")
@@ -420,22 +418,31 @@ def _game(game_id: str) -> Game:
         raise ServiceError(400, str(exc)) from None
 
 
-def round_robin_seatings(
-    bot_ids: Iterable[int], seats_per_match: int, games_per_pairing: int
-) -> list[tuple[int, ...]]:
-    """Every match's seating, round by round: for each combination of ``seats_per_match``
-    bots, ``games_per_pairing`` matches, the r-th seating the combination rotated by r
-    (so each bot sits in each seat equally often).  Rounds come first so that a
-    tournament stopped half-way has played every pairing about equally."""
-    combos = list(itertools.combinations(sorted(set(bot_ids)), seats_per_match))
-    return [
-        combo[r % seats_per_match :] + combo[: r % seats_per_match]
-        for r in range(games_per_pairing)
-        for combo in combos
-    ]
+FORMAT_BUILDERS = ("round_robin", "balanced", "gauntlet")
 
 
-def create_round_robin(
+def _check_entrants(session: Session, engine: Game, bot_ids: Sequence[int]) -> list[int]:
+    """The bots exist, are active and play the game; their ids, sorted."""
+    ids = [i for i in bot_ids if 0 < i <= MAX_ID]
+    rows = {
+        bot_id: (status, played)
+        for bot_id, status, played in session.execute(
+            select(Bot.id, Bot.status, Bot.games).where(Bot.id.in_(ids))
+        )
+    }
+    missing = sorted(set(bot_ids) - set(rows))
+    if missing:
+        raise ServiceError(400, f"no bot(s) {', '.join(map(str, missing))}")
+    inactive = sorted(i for i, (status, _) in rows.items() if status != "active")
+    if inactive:
+        raise ServiceError(400, f"bot(s) {', '.join(map(str, inactive))} are not active")
+    other = sorted(i for i, (_, played) in rows.items() if engine.id not in played)
+    if other:
+        raise ServiceError(400, f"bot(s) {', '.join(map(str, other))} do not play {engine.id}")
+    return sorted(rows)
+
+
+def create_tournament(
     session: Session,
     config: Config,
     *,
@@ -444,77 +451,141 @@ def create_round_robin(
     options: dict[str, Any] | None,
     bot_ids: Sequence[int],
     seats_per_match: int,
-    games_per_pairing: int,
+    format: str = "round_robin",
+    deal: str = "independent",
+    games_per_pairing: int | None = None,
+    matches_per_bot: int | None = None,
+    challenger_ids: Sequence[int] = (),
+    sprt: dict[str, float] | None = None,
     seed: int | None = None,
-) -> Tournament:
-    """Write a round-robin tournament with all its matches queued.  The caller commits,
-    then enqueues ``[m.id for m in tournament.matches]``."""
+) -> tuple[Tournament, list[int]]:
+    """Write a tournament with every match of its schedule queued (``arena.formats``);
+    returns it and the match ids, in schedule order.  The caller commits, then enqueues.
+
+    ``bot_ids`` are every entrant; a gauntlet's ``challenger_ids`` are among them and the
+    others are its field.  Matches are written with bulk inserts: a tournament of tens
+    of thousands of matches is written in seconds."""
+    if format not in FORMAT_BUILDERS:
+        raise ServiceError(400, f"format must be one of {', '.join(FORMAT_BUILDERS)}")
     engine = _game(game)
     resolved = resolve_options(engine, options)
     try:
         engine.check_players(seats_per_match)
     except OptionsError as exc:
         raise ServiceError(400, str(exc)) from None
-    if games_per_pairing < 1 or games_per_pairing % seats_per_match:
-        raise ServiceError(
-            400,
-            f"games_per_pairing must be a positive multiple of seats_per_match "
-            f"({seats_per_match}) so that every bot plays every seat equally often",
-        )
     if len(set(bot_ids)) != len(bot_ids):
         raise ServiceError(400, "bot_ids lists a bot more than once")
-    if len(bot_ids) < seats_per_match:
-        raise ServiceError(
-            400, f"{seats_per_match} seats per match need at least {seats_per_match} bots"
+    challengers = sorted(set(challenger_ids))
+    if format == "gauntlet":
+        if not challengers:
+            raise ServiceError(400, "a gauntlet needs challenger_ids (one or more)")
+        strangers = sorted(set(challengers) - set(bot_ids))
+        if strangers:
+            raise ServiceError(
+                400, f"challenger(s) {', '.join(map(str, strangers))} are not in bot_ids"
+            )
+    elif challengers or sprt is not None:
+        raise ServiceError(400, "challenger_ids and sprt belong to the gauntlet format")
+    field = sorted(set(bot_ids) - set(challengers))
+    rule = None
+    if sprt is not None:
+        try:
+            rule = formats.Sprt(**sprt)
+            rule.bounds()
+        except (formats.FormatError, TypeError) as exc:
+            raise ServiceError(400, f"sprt: {exc}") from None
+    try:
+        total = formats.match_count(
+            format,
+            len(field) if format == "gauntlet" else len(bot_ids),
+            seats_per_match,
+            games_per_pairing=games_per_pairing,
+            matches_per_bot=matches_per_bot,
+            n_challengers=len(challengers),
+            deal=deal,
         )
-    total = math.comb(len(bot_ids), seats_per_match) * games_per_pairing
-    if total > MAX_TOURNAMENT_MATCHES:
+    except formats.FormatError as exc:
+        raise ServiceError(400, str(exc)) from None
+    limit = config.max_tournament_matches
+    if total > limit:
         raise ServiceError(
             400,
-            f"this tournament would have {total} matches; the limit is "
-            f"{MAX_TOURNAMENT_MATCHES} (fewer bots, seats or games per pairing)",
+            f"this tournament would have {total} matches; the limit is {limit} "
+            "(fewer bots, seats or matches; ARENA_MAX_TOURNAMENT_MATCHES sets it)",
         )
-    ids = [i for i in bot_ids if 0 < i <= MAX_ID]
-    bots = {b.id: b for b in session.scalars(select(Bot).where(Bot.id.in_(ids)))}
-    missing = sorted(set(bot_ids) - set(bots))
-    if missing:
-        raise ServiceError(400, f"no bot(s) {', '.join(map(str, missing))}")
-    inactive = sorted(i for i, b in bots.items() if b.status != "active")
-    if inactive:
-        raise ServiceError(400, f"bot(s) {', '.join(map(str, inactive))} are not active")
-    other = sorted(i for i, b in bots.items() if engine.id not in b.games)
-    if other:
-        raise ServiceError(400, f"bot(s) {', '.join(map(str, other))} do not play {engine.id}")
+    entrants = _check_entrants(session, engine, bot_ids)
     if seed is None:
         seed = secrets.randbelow(MAX_SEED + 1)
+    try:
+        if format == "round_robin":
+            tables = formats.round_robin(
+                entrants, seats_per_match, games_per_pairing or 0, seed=seed, deal=deal
+            )
+        elif format == "balanced":
+            tables = formats.balanced(
+                entrants, seats_per_match, matches_per_bot or 0, seed=seed, deal=deal
+            )
+        else:
+            tables = formats.gauntlet(
+                challengers, field, seats_per_match, matches_per_bot or 0, seed=seed, deal=deal
+            )
+    except formats.FormatError as exc:
+        raise ServiceError(400, str(exc)) from None
+    achieved = formats.balance(tables, entrants, seats_per_match, challenger_ids=challengers)
     tournament = Tournament(
         name=name,
         game=engine.id,
         options=resolved,
+        format=format,
+        deal=deal,
         seats_per_match=seats_per_match,
-        games_per_pairing=games_per_pairing,
+        games_per_pairing=games_per_pairing if format == "round_robin" else None,
+        matches_per_bot=None if format == "round_robin" else matches_per_bot,
+        sprt=None if rule is None else dataclasses.asdict(rule),
+        balance=achieved.to_json(),
         seed=seed,
         status="running",
     )
-    tournament.entries = [TournamentEntry(bot_id=i) for i in sorted(bots)]
-    rng = random.Random(seed)
-    # Every match gets its own deal: a deal replayed with the seats rotated would let a
-    # bot remember cards it saw in an earlier match of the same pairing.
-    tournament.matches = [
-        Match(
-            kind="tournament",
-            game=engine.id,
-            options=resolved,
-            seed=rng.randint(0, MAX_SEED),
-            status="queued",
-            rated=True,
-            seats=[MatchSeat(seat=s, bot_id=b) for s, b in enumerate(seating)],
-        )
-        for seating in round_robin_seatings(list(bots), seats_per_match, games_per_pairing)
-    ]
     session.add(tournament)
     session.flush()
-    return tournament
+    chosen = set(challengers)
+    session.execute(
+        insert(TournamentEntry),
+        [
+            {"tournament_id": tournament.id, "bot_id": i, "challenger": i in chosen}
+            for i in entrants
+        ],
+    )
+    now = utcnow()
+    match_ids = list(
+        session.scalars(
+            insert(Match).returning(Match.id, sort_by_parameter_order=True),
+            [
+                {
+                    "tournament_id": tournament.id,
+                    "kind": "tournament",
+                    "game": engine.id,
+                    "options": resolved,
+                    "seed": table.seed,
+                    "deal": table.deal,
+                    "status": "queued",
+                    "rated": True,
+                    "created_at": now,
+                }
+                for table in tables
+            ],
+        )
+    )
+    session.execute(
+        insert(MatchSeat),
+        [
+            {"match_id": match_id, "seat": seat, "bot_id": bot_id}
+            for match_id, table in zip(match_ids, tables, strict=True)
+            for seat, bot_id in enumerate(table.seats)
+        ],
+    )
+    session.expire(tournament, ["entries", "matches"])
+    return tournament, match_ids
 
 
 def get_tournament(session: Session, tournament_id: int) -> Tournament:
@@ -577,86 +648,6 @@ def tournament_progress(session: Session, tournament: Tournament) -> dict[str, i
     ):
         counts[status] = n
     return {"total": sum(counts.values()), **counts}
-
-
-def _entry_names(session: Session, tournament: Tournament) -> dict[int, str]:
-    rows = session.execute(
-        select(Bot.id, Bot.name)
-        .join(TournamentEntry, TournamentEntry.bot_id == Bot.id)
-        .where(TournamentEntry.tournament_id == tournament.id)
-        .order_by(Bot.id)
-    )
-    return {bot_id: name for bot_id, name in rows}
-
-
-def _finished_results(session: Session, tournament: Tournament) -> list[list[tuple[int, int]]]:
-    """(bot id, rank) of every seat, per finished match of the tournament."""
-    rows = session.execute(
-        select(MatchSeat.match_id, MatchSeat.bot_id, MatchSeat.rank)
-        .join(Match, Match.id == MatchSeat.match_id)
-        .where(
-            Match.tournament_id == tournament.id,
-            Match.status == "finished",
-            MatchSeat.rank.is_not(None),
-        )
-        .order_by(MatchSeat.match_id, MatchSeat.seat)
-    )
-    matches: dict[int, list[tuple[int, int]]] = defaultdict(list)
-    for match_id, bot_id, rank in rows:
-        matches[match_id].append((bot_id, rank))
-    return list(matches.values())
-
-
-def _pairs(seats: list[tuple[int, int]]) -> Iterable[tuple[int, int, float]]:
-    """(bot, opponent, score of bot against opponent: 1, 0.5 or 0) for each ordered pair."""
-    for (a, rank_a), (b, rank_b) in itertools.permutations(seats, 2):
-        if a != b:
-            yield a, b, 1.0 if rank_a < rank_b else 0.5 if rank_a == rank_b else 0.0
-
-
-def standings(session: Session, tournament: Tournament) -> list[dict[str, Any]]:
-    """Per entry, over finished matches: points (1 per opponent ranked below, 0.5 per
-    opponent ranked equal), wins (first place alone) and mean rank; best first."""
-    names = _entry_names(session, tournament)
-    rows = {
-        i: {"bot_id": i, "name": n, "matches": 0, "points": 0.0, "wins": 0, "ranks": 0}
-        for i, n in names.items()
-    }
-    for seats in _finished_results(session, tournament):
-        firsts = sum(rank == 1 for _, rank in seats)
-        for bot_id, rank in seats:
-            row = rows.get(bot_id)
-            if row is not None:
-                row["matches"] += 1
-                row["ranks"] += rank
-                row["wins"] += rank == 1 and firsts == 1  # a shared first place is no win
-        for a, _b, score in _pairs(seats):
-            if a in rows:
-                rows[a]["points"] += score
-    result = []
-    for row in rows.values():
-        ranks = row.pop("ranks")
-        row["mean_rank"] = ranks / row["matches"] if row["matches"] else None
-        result.append(row)
-    result.sort(
-        key=lambda r: (-r["points"], r["mean_rank"] is None, r["mean_rank"] or 0, r["name"])
-    )
-    return result
-
-
-def crosstable(session: Session, tournament: Tournament) -> dict[str, Any]:
-    """Pairwise wins, draws and losses of each entry (row) against each other (column)."""
-    names = _entry_names(session, tournament)
-    cells = {
-        str(a): {str(b): {"wins": 0, "draws": 0, "losses": 0} for b in names if b != a}
-        for a in names
-    }
-    for seats in _finished_results(session, tournament):
-        for a, b, score in _pairs(seats):
-            cell = cells.get(str(a), {}).get(str(b))
-            if cell is not None:
-                cell["wins" if score == 1.0 else "draws" if score == 0.5 else "losses"] += 1
-    return {"bots": [{"id": i, "name": n} for i, n in names.items()], "cells": cells}
 
 
 _WITH_SEATS = selectinload(Match.seats).joinedload(MatchSeat.bot)

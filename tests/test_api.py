@@ -13,7 +13,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import func, select, update
 
-from arena import services
+from arena import formats, services
 from arena.games import GAMES, make_policy
 from arena.models import (
     Bot,
@@ -28,6 +28,7 @@ from arena.models import (
 )
 from arena.referee import PolicyClient, Referee, policy_rng
 from arena.replay import check
+from arena.standings import record_result
 from tests.badbots import absent_bot_url
 
 TABLES = (Bot, Tournament, TournamentEntry, Match, MatchSeat, Replay, Rating, Ladder)
@@ -86,7 +87,8 @@ def tournament_body(bot_ids: list[int], /, **fields: Any) -> dict[str, Any]:
 
 
 def set_results(app: Flask, results: dict[int, list[int] | str]) -> None:
-    """Per match id: the seats' ranks (the match is finished) or a status."""
+    """Per match id: the seats' ranks (the match is finished, and counted in its
+    tournament's standings as a worker's result is) or a status."""
     with app.extensions["arena.db"].session() as session:
         for match_id, result in results.items():
             match = session.get(Match, match_id)
@@ -96,6 +98,7 @@ def set_results(app: Flask, results: dict[int, list[int] | str]) -> None:
             match.status = "finished"
             for seat, rank in zip(match.seats, result, strict=True):
                 seat.rank = rank
+            record_result(session, match)
 
 
 # -- games and docs ----------------------------------------------------------------------
@@ -514,9 +517,10 @@ def test_three_seat_round_robin_gives_every_bot_every_seat(app, client, info_bot
 
 
 def test_round_robin_seatings_rotate_each_combination():
-    seatings = services.round_robin_seatings([3, 1, 2], 3, 3)
+    seatings = [t.seats for t in formats.round_robin([3, 1, 2], 3, 3, seed=1)]
     assert seatings == [(1, 2, 3), (2, 3, 1), (3, 1, 2)]
-    assert services.round_robin_seatings([2, 1], 2, 4) == [(1, 2), (2, 1), (1, 2), (2, 1)]
+    two = [t.seats for t in formats.round_robin([2, 1], 2, 4, seed=1)]
+    assert two == [(1, 2), (2, 1), (1, 2), (2, 1)]
 
 
 def test_a_preset_and_options_are_stored_complete(client, info_bot):
@@ -556,7 +560,7 @@ def test_a_preset_and_options_are_stored_complete(client, info_bot):
         ({"bot_ids": [1, "2"]}, 422, "bot_ids"),
         ({"bot_ids": [1, True]}, 422, "bot_ids"),
         ({"bot_ids": [1]}, 422, "bot_ids"),
-        ({"bot_ids": list(range(1, 200))}, 422, "bot_ids"),
+        ({"bot_ids": list(range(1, 1002))}, 422, "bot_ids"),
         ({"bot_ids": [1, 2**70]}, 422, "bot_ids"),
         ({"seats_per_match": "2"}, 422, "seats_per_match"),
         ({"seats_per_match": 2.0}, 422, "seats_per_match"),
@@ -595,11 +599,18 @@ def test_create_tournament_rejects_bad_input(
     assert enqueued == []
 
 
-def test_the_number_of_matches_is_capped(app, client, info_bot):
+def test_the_number_of_matches_is_capped(make_app, info_bot):
+    app = make_app(max_tournament_matches=5000)
+    client = app.test_client()
     ids = register_many(client, info_bot(), 12)
     body = tournament_body(ids, seats_per_match=4, games_per_pairing=12)  # 495 * 12 matches
     before = counts(app)
     error(client.post("/api/tournaments", json=body), 400, "5940 matches", "limit is 5000")
+    balanced = tournament_body(
+        ids, format="balanced", games_per_pairing=None, matches_per_bot=2000, seats_per_match=4
+    )
+    del balanced["games_per_pairing"]
+    error(client.post("/api/tournaments", json=balanced), 400, "6000 matches", "limit is 5000")
     assert counts(app) == before
 
 
@@ -649,11 +660,14 @@ def test_standings_crosstable_progress_and_cancel(app, client, info_bot):
         "failed": 0,
         "cancelled": 0,
     }
+    common = {"matches": 2, "challenger": False}
+    per_match = [row.pop("points_per_match") for row in detail["standings"]]
     assert detail["standings"] == [
-        {"bot_id": a, "name": "ada", "matches": 2, "points": 1.5, "wins": 1, "mean_rank": 1.0},
-        {"bot_id": c, "name": "cy", "matches": 2, "points": 1.5, "wins": 1, "mean_rank": 1.0},
-        {"bot_id": b, "name": "bob", "matches": 2, "points": 0.0, "wins": 0, "mean_rank": 2.0},
+        {"bot_id": a, "name": "ada", "points": 1.5, "wins": 1, "mean_rank": 1.0, **common},
+        {"bot_id": c, "name": "cy", "points": 1.5, "wins": 1, "mean_rank": 1.0, **common},
+        {"bot_id": b, "name": "bob", "points": 0.0, "wins": 0, "mean_rank": 2.0, **common},
     ]
+    assert per_match == [0.75, 0.75, 0.0]
     cells = detail["crosstable"]["cells"]
     assert detail["crosstable"]["bots"] == [
         {"id": a, "name": "ada"},

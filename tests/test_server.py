@@ -108,6 +108,49 @@ def test_a_round_robin_is_played_by_the_workers(server, api, bots):
     assert record["strikes"] == [0, 0, 0]  # signed requests were accepted by the bots
 
 
+def test_a_duplicate_gauntlet_sent_in_one_message_is_played(server, api, bots, monkeypatch):
+    """More matches than ``ENQUEUE_INLINE`` go to the broker as one ``send_matches``
+    message that a worker fans out; duplicate deals are played once per rotation and
+    counted in the standings once every rotation is in."""
+    from arena import tasks
+
+    monkeypatch.setattr(tasks, "ENQUEUE_INLINE", 2)
+    challenger = bots["president"][0]
+    answer = api.post(
+        "/api/tournaments",
+        json={
+            "name": "gauntlet",
+            "game": "president",
+            "bot_ids": bots["president"],
+            "seats_per_match": 3,
+            "format": "gauntlet",
+            "challenger_ids": [challenger],
+            "matches_per_bot": 6,
+            "deal": "duplicate",
+            "seed": 5,
+        },
+    )
+    assert answer.status_code == 201, answer.json
+    tid = answer.json["id"]
+    wait_for(
+        lambda: api.get(f"/api/tournaments/{tid}").json["status"] == "finished",
+        what="the duplicate gauntlet",
+    )
+    tournament = api.get(f"/api/tournaments/{tid}").json
+    assert tournament["progress"]["finished"] == 6
+    rows = {row["bot_id"]: row for row in tournament["standings"]}
+    assert {row["deals"] for row in rows.values()} == {2}  # two deals, three rotations each
+    assert sum(row["par_per_deal"] for row in rows.values()) == pytest.approx(0.0)
+    with server.db.session() as s:
+        deals = s.execute(
+            select(Match.deal, func.count(func.distinct(Match.seed)), func.count())
+            .where(Match.tournament_id == tid)
+            .group_by(Match.deal)
+        ).all()
+    assert sorted(count for _, _, count in deals) == [3, 3]
+    assert {seeds for _, seeds, _ in deals} == {1}
+
+
 def _matches(server: Lane, game: str, bot_ids: list[int], count: int) -> list[int]:
     ids = []
     with server.db.session() as s:

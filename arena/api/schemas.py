@@ -9,9 +9,11 @@ from urllib.parse import urlsplit
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
+from arena.formats import DEALS
 from arena.games import GAMES
 from arena.services import (
     BOT_STATUSES,
+    FORMAT_BUILDERS,
     MATCH_STATUSES,
     MAX_ID,
     MAX_SEED,
@@ -23,7 +25,8 @@ from arena.services import (
 
 MAX_PAGE_SIZE = 100
 MAX_SEATS = 16
-MAX_TOURNAMENT_BOTS = 100
+MAX_TOURNAMENT_BOTS = 1000
+MAX_MATCHES_PER_BOT = 10_000
 MAX_OPTIONS = 64
 
 # a bot's name: letters, digits and a few separators, not starting with a separator
@@ -251,6 +254,37 @@ class BotRegisteredSchema(BotSchema):
 
 
 # -- tournaments ----------------------------------------------------------------------------
+class SprtSchema(Schema):
+    """The gauntlet's stop rule: a sequential probability ratio test of each challenger's
+    score against the field, between two Elo differences, at error rates alpha and beta."""
+
+    elo0 = fields.Float(
+        load_default=0.0,
+        validate=validate.Range(min=-1000, max=1000),
+        metadata={"description": "H0: the challenger is no better than this (Elo)"},
+    )
+    elo1 = fields.Float(
+        load_default=10.0,
+        validate=validate.Range(min=-1000, max=1000),
+        metadata={"description": "H1: the challenger is better by at least this (Elo)"},
+    )
+    alpha = fields.Float(
+        load_default=0.05,
+        validate=validate.Range(min=0.001, max=0.5),
+        metadata={"description": "chance of passing a challenger at elo0"},
+    )
+    beta = fields.Float(
+        load_default=0.05,
+        validate=validate.Range(min=0.001, max=0.5),
+        metadata={"description": "chance of failing a challenger at elo1"},
+    )
+
+    @validates_schema
+    def _ordered(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if data["elo1"] <= data["elo0"]:
+            raise ValidationError("elo1 must be greater than elo0.", "elo1")
+
+
 class TournamentCreateSchema(Schema):
     name = fields.String(required=True, validate=validate.Length(min=1, max=100))
     game = fields.String(required=True, validate=validate.Length(min=1, max=32))
@@ -261,19 +295,75 @@ class TournamentCreateSchema(Schema):
         validate=validate.Length(max=MAX_OPTIONS),
         load_default=None,
     )
+    format = fields.String(
+        load_default="round_robin",
+        validate=validate.OneOf(FORMAT_BUILDERS),
+        metadata={
+            "description": "round_robin: every combination of seats_per_match bots, "
+            "games_per_pairing times; balanced: matches_per_bot matches for each bot, seats "
+            "and opponents spread evenly; gauntlet: challenger_ids against the other bots"
+        },
+    )
+    deal = fields.String(
+        load_default="independent",
+        validate=validate.OneOf(DEALS),
+        metadata={
+            "description": "duplicate: each deal is played once per rotation of its table, "
+            "so every bot holds every hand"
+        },
+    )
     bot_ids = fields.List(
         StrictInteger(validate=validate.Range(min=1, max=MAX_ID)),
         required=True,
         validate=validate.Length(min=2, max=MAX_TOURNAMENT_BOTS),
+        metadata={"description": "every entrant (a gauntlet's challengers and its field)"},
     )
     seats_per_match = StrictInteger(required=True, validate=validate.Range(min=2, max=MAX_SEATS))
-    games_per_pairing = StrictInteger(required=True, validate=validate.Range(min=1, max=1000))
+    games_per_pairing = StrictInteger(
+        validate=validate.Range(min=1, max=1000),
+        metadata={"description": "round_robin only (required there)"},
+    )
+    matches_per_bot = StrictInteger(
+        validate=validate.Range(min=1, max=MAX_MATCHES_PER_BOT),
+        metadata={
+            "description": "balanced and gauntlet (required there): a gauntlet "
+            "gives each challenger this many matches at most"
+        },
+    )
+    challenger_ids = fields.List(
+        StrictInteger(validate=validate.Range(min=1, max=MAX_ID)),
+        validate=validate.Length(min=1, max=MAX_TOURNAMENT_BOTS),
+        metadata={"description": "gauntlet only: the bots tried against the field"},
+    )
+    sprt = fields.Nested(
+        SprtSchema,
+        allow_none=True,
+        metadata={"description": "gauntlet only: stop each challenger once decided"},
+    )
     seed = StrictInteger(load_default=None, validate=validate.Range(min=0, max=MAX_SEED))
 
     @validates_schema
     def _one_preset(self, data: dict[str, Any], **kwargs: Any) -> None:
         if data.get("preset") is not None and "preset" in (data.get("options") or {}):
             raise ValidationError("Give the preset either as 'preset' or in 'options'.")
+
+    @validates_schema
+    def _format_fields(self, data: dict[str, Any], **kwargs: Any) -> None:
+        fmt = data.get("format", "round_robin")
+        wanted = {
+            "round_robin": ("games_per_pairing",),
+            "balanced": ("matches_per_bot",),
+            "gauntlet": ("matches_per_bot", "challenger_ids"),
+        }[fmt]
+        errors = {f: [f"Required by the {fmt} format."] for f in wanted if data.get(f) is None}
+        extra = {"games_per_pairing", "matches_per_bot", "challenger_ids", "sprt"} - set(wanted)
+        if fmt == "gauntlet":
+            extra.discard("sprt")
+        for name in sorted(extra):
+            if data.get(name) is not None:
+                errors[name] = [f"Not a field of the {fmt} format."]
+        if errors:
+            raise ValidationError(errors)
 
 
 class TournamentListArgsSchema(PageArgsSchema):
@@ -294,9 +384,20 @@ class StandingSchema(Schema):
     bot_id = fields.Integer()
     name = fields.String()
     matches = fields.Integer()
-    points = fields.Float()
+    points = fields.Float(
+        metadata={"description": "1 per opponent ranked below, 1/2 per opponent ranked equal"}
+    )
+    points_per_match = fields.Float(allow_none=True)
     wins = fields.Integer()
     mean_rank = fields.Float(allow_none=True)
+    challenger = fields.Boolean(metadata={"description": "a gauntlet's challenger"})
+    deals = fields.Integer(
+        metadata={"description": "duplicate: deals whose rotations all finished"}
+    )
+    par_per_deal = fields.Float(
+        allow_none=True,
+        metadata={"description": "duplicate: points above an equal bot's, per complete deal"},
+    )
 
 
 class CrossCellSchema(Schema):
@@ -319,16 +420,51 @@ class CrosstableSchema(Schema):
     )
 
 
+class BalanceSchema(Schema):
+    matches_per_bot = fields.List(fields.Integer(), metadata={"description": "[min, max]"})
+    seat_spread = fields.Integer(
+        metadata={"description": "the most a bot's matches in one seat differ from another seat"}
+    )
+    pair_meetings = fields.List(
+        fields.Integer(), metadata={"description": "[min, max] meetings of two bots"}
+    )
+
+
+class ChallengerStatusSchema(Schema):
+    bot_id = fields.Integer()
+    name = fields.String()
+    observations = fields.Integer(
+        metadata={"description": "matches (duplicate: complete deals) counted so far"}
+    )
+    score = fields.Float(allow_none=True, metadata={"description": "mean score vs the field"})
+    llr = fields.Float(metadata={"description": "log-likelihood ratio of H1 against H0"})
+    decision = fields.String(
+        allow_none=True, metadata={"description": "H1 (passed), H0 (failed) or null (open)"}
+    )
+
+
+class SprtStatusSchema(SprtSchema):
+    lower = fields.Float(metadata={"description": "H0 is accepted at or below this LLR"})
+    upper = fields.Float(metadata={"description": "H1 is accepted at or above this LLR"})
+    challengers = fields.List(fields.Nested(ChallengerStatusSchema))
+
+
 class TournamentSchema(Schema):
     id = fields.Integer()
     name = fields.String()
     game = fields.String()
     options = fields.Dict(metadata={"description": "the complete resolved options"})
+    format = fields.String()
+    deal = fields.String()
     seats_per_match = fields.Integer()
-    games_per_pairing = fields.Integer()
+    games_per_pairing = fields.Integer(allow_none=True)
+    matches_per_bot = fields.Integer(allow_none=True)
+    sprt = fields.Nested(SprtSchema, allow_none=True)
+    balance = fields.Nested(BalanceSchema, allow_none=True)
     seed = fields.Integer()
     status = fields.String()
     bot_ids = fields.List(fields.Integer())
+    challenger_ids = fields.List(fields.Integer())
     progress = fields.Nested(ProgressSchema)
     created_at = fields.DateTime()
     finished_at = fields.DateTime(allow_none=True)
@@ -336,7 +472,18 @@ class TournamentSchema(Schema):
 
 class TournamentDetailSchema(TournamentSchema):
     standings = fields.List(fields.Nested(StandingSchema))
-    crosstable = fields.Nested(CrosstableSchema)
+    crosstable = fields.Nested(CrosstableSchema, allow_none=True)
+    sprt_status = fields.Nested(SprtStatusSchema, allow_none=True)
+
+
+class TournamentDetailArgsSchema(Schema):
+    crosstable = fields.Boolean(
+        load_default=True,
+        metadata={
+            "description": "false leaves the crosstable out (null): it grows with "
+            "the square of the number of bots"
+        },
+    )
 
 
 # -- matches --------------------------------------------------------------------------------

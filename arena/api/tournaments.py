@@ -1,4 +1,5 @@
-"""``/api/tournaments``: round robins, their progress, standings and crosstable."""
+"""``/api/tournaments``: round robins, balanced schedules and gauntlets, their progress,
+standings, crosstable and stop rule."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from flask.views import MethodView
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
-from arena import services, tasks
+from arena import services, standings, tasks
 from arena.api.common import (
     BEARER,
     PAGINATION_HEADERS_DOC,
@@ -22,6 +23,7 @@ from arena.api.common import (
 )
 from arena.api.schemas import (
     TournamentCreateSchema,
+    TournamentDetailArgsSchema,
     TournamentDetailSchema,
     TournamentListArgsSchema,
     TournamentSchema,
@@ -34,27 +36,33 @@ blp = ApiBlueprint(
     "tournaments",
     __name__,
     url_prefix="/api/tournaments",
-    description="Round-robin tournaments between registered bots.",
+    description="Tournaments between registered bots: round robins, balanced schedules "
+    "and gauntlets, with independent or duplicate deals.",
 )
 
 
+def _ids(tournament: Tournament) -> dict[str, list[int]]:
+    return {
+        "bot_ids": [e.bot_id for e in tournament.entries],
+        "challenger_ids": [e.bot_id for e in tournament.entries if e.challenger],
+    }
+
+
 def _summary(tournament: Tournament, progress: dict[str, int]) -> dict[str, Any]:
-    return as_row(
-        tournament,
-        TournamentSchema,
-        bot_ids=[e.bot_id for e in tournament.entries],
-        progress=progress,
-    )
+    return as_row(tournament, TournamentSchema, **_ids(tournament), progress=progress)
 
 
-def _detail(session: Session, tournament: Tournament) -> dict[str, Any]:
+def _detail(
+    session: Session, tournament: Tournament, with_crosstable: bool = True
+) -> dict[str, Any]:
     return as_row(
         tournament,
         TournamentDetailSchema,
-        bot_ids=[e.bot_id for e in tournament.entries],
+        **_ids(tournament),
         progress=services.tournament_progress(session, tournament),
-        standings=services.standings(session, tournament),
-        crosstable=services.crosstable(session, tournament),
+        standings=standings.standings(session, tournament),
+        crosstable=standings.crosstable(session, tournament) if with_crosstable else None,
+        sprt_status=standings.sprt_summary(session, tournament),
     )
 
 
@@ -83,37 +91,48 @@ class Tournaments(MethodView):
     @blp.response(201, TournamentDetailSchema)
     @blp.doc(security=BEARER)
     def post(self, data: dict[str, Any]) -> dict[str, Any]:
-        """Create a round robin (the organiser token when one is configured)
+        """Create a tournament (the organiser token when one is configured)
 
-        For each combination of ``seats_per_match`` bots, ``games_per_pairing`` matches
-        (a multiple of ``seats_per_match``: every bot plays every seat equally often).
-        Options: a ``preset`` and/or ``options`` overriding it; the stored options are
-        complete.  All matches are queued at once.
+        Formats (``arena.formats``): ``round_robin`` plays each combination of
+        ``seats_per_match`` bots ``games_per_pairing`` times (a multiple of
+        ``seats_per_match``: every bot plays every seat equally often); ``balanced``
+        gives every bot ``matches_per_bot`` matches, each seat equally often and every
+        pair of bots meeting about equally often (``balance`` reports the spread);
+        ``gauntlet`` plays each of ``challenger_ids`` against the other bots (the field),
+        at most ``matches_per_bot`` times, and with ``sprt`` stops a challenger once
+        its result against the field is significant either way.  ``deal: duplicate``
+        plays each deal once per rotation of its table.  Options: a ``preset`` and/or
+        ``options`` overriding it; the stored options are complete.  All matches are
+        queued at once, after the commit.
         """
         services.check_organiser(config(), bearer_token())
         options = dict(data.pop("options") or {})
         if data.get("preset") is not None:
             options["preset"] = data.pop("preset")
+        data["challenger_ids"] = data.get("challenger_ids") or ()
         with database().session() as session:
-            tournament = services.create_round_robin(session, config(), options=options, **data)
-            match_ids = [m.id for m in tournament.matches]
+            tournament, match_ids = services.create_tournament(
+                session, config(), options=options, **data
+            )
             body = _detail(session, tournament)
         # committed: now the workers may see the matches
         try:
             tasks.enqueue_matches(config(), match_ids)
         except Exception:
-            # the matches stay queued in the database, where housekeeping finds them again
+            # the matches stay queued in the database, where the wardens send them again
             log.exception("tournament %s: enqueueing its matches failed", body["id"])
         return body
 
 
 @blp.route("/<int:tournament_id>")
 class TournamentById(MethodView):
+    @blp.arguments(TournamentDetailArgsSchema, location="query")
     @blp.response(200, TournamentDetailSchema)
-    def get(self, tournament_id: int) -> dict[str, Any]:
-        """One tournament with its progress, standings and crosstable"""
+    def get(self, query: dict[str, Any], tournament_id: int) -> dict[str, Any]:
+        """One tournament with its progress, standings, crosstable and stop rule"""
         with database().session() as session:
-            return _detail(session, services.get_tournament(session, tournament_id))
+            tournament = services.get_tournament(session, tournament_id)
+            return _detail(session, tournament, with_crosstable=query["crosstable"])
 
 
 @blp.route("/<int:tournament_id>/cancel", methods=["POST"])
