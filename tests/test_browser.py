@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import threading
 from collections.abc import Iterator
@@ -26,9 +27,17 @@ from werkzeug.serving import make_server
 
 from arena.models import Bot, Match, MatchSeat, Replay, Tournament
 from arena.replay import seat_events
-from arena.services import token_matches
+from arena.services import create_tournament, token_matches
+from arena.standings import sprt_summary
 from tests.badbots import serving
-from tests.test_web import add_bot, close_app, make_app, play_match
+from tests.test_web import (
+    add_bot,
+    close_app,
+    make_app,
+    play_match,
+    save_through_the_worker,
+    schedule,
+)
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -108,6 +117,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         add_bot(session, "pat", ["president"])
         match = play_match(session, "cactus", [ann, bob], 2024)
         record = session.get(Replay, match.id).record
+        crowd = [add_bot(session, f"cat{i}", ["cactus"]).id for i in range(1, 7)]
         running = Tournament(
             name="Running cup",
             game="cactus",
@@ -120,7 +130,27 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         session.add(running)
         session.flush()
         odd = odd_match(session, [ann, bob])
-        ids = {"match": match.id, "bots": [ann.id, bob.id], "running": running.id, "odd": odd}
+        # a balanced tournament of the six cat bots, its matches queued (no worker plays them)
+        live, _ = create_tournament(
+            session,
+            app.extensions["arena.config"],
+            name="Live league",
+            game="cactus",
+            options=None,
+            bot_ids=crowd,
+            seats_per_match=2,
+            format="balanced",
+            matches_per_bot=8,
+            seed=3,
+        )
+        ids = {
+            "match": match.id,
+            "bots": [ann.id, bob.id],
+            "crowd": crowd,
+            "running": running.id,
+            "live": live.id,
+            "odd": odd,
+        }
     server = make_server("127.0.0.1", 0, buffered(app), threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -176,6 +206,13 @@ def shoot(page: Any, name: str) -> None:
     folder = os.environ.get("ARENA_SCREENSHOTS")
     if folder:
         page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
+
+
+def shoot_part(page: Any, selector: str, name: str) -> None:
+    """One element's screenshot, like ``shoot``."""
+    folder = os.environ.get("ARENA_SCREENSHOTS")
+    if folder:
+        page.locator(selector).screenshot(path=str(Path(folder) / f"{name}.png"))
 
 
 def counter(page: Any) -> str:
@@ -396,6 +433,194 @@ def test_the_tournament_form_filters_bots_and_starts_a_tournament(
     assert "Browser cup" in page.locator("h1").inner_text()
     standings = page.locator("table.standings tbody tr").all_inner_texts()
     assert {row.split("\t")[1] for row in standings} == {"ann", "bob"}
+
+
+def submitted(page: Any) -> Any:
+    """Waits for the form's POST to the API: ``with submitted(page) as request: ...``."""
+    return page.expect_request(lambda r: r.method == "POST" and r.url.endswith("/api/tournaments"))
+
+
+def test_the_format_fields_follow_the_chosen_format(page: Any, site: dict[str, Any]) -> None:
+    page.goto(f"{site['url']}/tournaments/new")
+    games = page.locator("#games-input")
+    matches = page.locator("#matches-input")
+    sprt = page.locator("#sprt-fields")
+    challenger = page.locator(".challenger-choice:visible")
+    assert games.is_visible() and matches.is_hidden() and sprt.is_hidden()
+    assert challenger.count() == 0
+    page.select_option("#format-select", "balanced")
+    assert games.is_hidden() and matches.is_visible() and sprt.is_hidden()
+    assert "Matches per bot" in page.locator("label:has(#matches-input)").inner_text()
+    page.select_option("#format-select", "gauntlet")
+    assert matches.is_visible() and sprt.is_visible() and challenger.count() > 0
+    assert "per challenger" in page.locator("label:has(#matches-input)").inner_text()
+    assert page.locator("#sprt-elo1").is_disabled()  # until the stop rule is ticked
+    page.check("#sprt-on")
+    assert page.locator("#sprt-elo1").is_enabled()
+    assert [page.input_value(f"#sprt-{k}") for k in ("elo0", "elo1", "alpha", "beta")] == [
+        "0",
+        "10",
+        "0.05",
+        "0.05",
+    ]
+    # duplicate deals: matches per bot a multiple of the seats
+    page.fill("#seats-input", "4")
+    page.locator("#seats-input").dispatch_event("change")
+    page.select_option("#deal-select", "duplicate")
+    assert page.input_value("#matches-input") == "12"
+    page.fill("#matches-input", "10")
+    page.locator("#matches-input").dispatch_event("change")
+    assert page.input_value("#matches-input") == "12"
+    # a challenger is an entrant; select all takes every bot of the game, and only those
+    ann = site["bots"][0]
+    page.check(f"input[name=challenger_ids][value='{ann}']")
+    assert page.is_checked(f"input[name=bot_ids][value='{ann}']")
+    page.uncheck(f"input[name=bot_ids][value='{ann}']")
+    assert not page.is_checked(f"input[name=challenger_ids][value='{ann}']")
+    page.click("#select-all")
+    ticked = page.locator("input[name=bot_ids]:checked").count()
+    assert ticked == page.locator(".bot-choice:visible").count() >= 8
+    assert "pat" not in " ".join(page.locator(".bot-choice:has(input:checked)").all_inner_texts())
+    page.fill("#bot-filter", "cat")
+    assert page.locator(".bot-choice:visible").count() == 6
+    assert page.locator("input[name=bot_ids]:checked").count() == ticked  # still chosen
+    page.click("#select-none")
+    assert page.locator("input[name=bot_ids]:checked").count() == 0
+
+
+def test_the_form_starts_a_balanced_tournament_with_duplicate_deals(
+    page: Any, site: dict[str, Any]
+) -> None:
+    page.goto(f"{site['url']}/tournaments/new")
+    page.fill("input[name=name]", "Balanced form cup")
+    page.select_option("#format-select", "balanced")
+    page.select_option("#deal-select", "duplicate")
+    page.fill("#matches-input", "4")
+    for bot_id in site["crowd"]:
+        page.check(f"input[name=bot_ids][value='{bot_id}']")
+    with submitted(page) as request:
+        page.click("button[type=submit]")
+    payload = request.value.post_data_json
+    assert payload == {
+        "name": "Balanced form cup",
+        "game": "cactus",
+        "format": "balanced",
+        "deal": "duplicate",
+        "bot_ids": site["crowd"],
+        "seats_per_match": 2,
+        "matches_per_bot": 4,
+    }
+    page.wait_for_url(re.compile(r".*/tournaments/\d+$"))
+    facts = page.locator("#facts").inner_text()
+    assert "Balanced: 4 matches per bot, 2 seats per match, duplicate deals" in facts
+    assert "4 matches per bot, seat spread" in facts
+    assert "± par per deal" in page.locator("#standings").inner_text()
+    assert page.locator("#crosstable table").count() == 1
+    # the matches played (the lower id wins each), the standings have deals and par
+    tournament_id = int(page.url.rsplit("/", 1)[1])
+    app = site["app"]
+    with app.extensions["arena.db"].session() as session:
+        matches = {
+            match_id: [s.bot_id for s in session.get(Match, match_id).seats]
+            for match_id in schedule(session, tournament_id)
+        }
+    for match_id, seats in matches.items():
+        assert save_through_the_worker(app, match_id, [1 if b == min(seats) else 2 for b in seats])
+    page.reload()
+    assert "finished" in page.locator("h1").inner_text().lower()
+    pars = page.locator("#standings td.par").all_inner_texts()
+    assert pars[0].startswith("+") and pars[-1].startswith("\u2212")
+    shoot(page, "tournament-balanced-duplicate")
+
+
+def test_the_form_starts_a_gauntlet_with_a_stop_rule(page: Any, site: dict[str, Any]) -> None:
+    ann, bob = site["bots"]
+    page.goto(f"{site['url']}/tournaments/new")
+    page.fill("input[name=name]", "Gauntlet form cup")
+    page.select_option("#format-select", "gauntlet")
+    page.click("#select-all")
+    page.check(f"input[name=challenger_ids][value='{ann}']")
+    page.check(f"input[name=challenger_ids][value='{bob}']")
+    page.fill("#matches-input", "200")
+    page.check("#sprt-on")
+    page.fill("#sprt-elo1", "50")
+    page.fill("#seats-input", "2")
+    shoot(page, "tournament-new-gauntlet")
+    # a refused payload shows the API's message; nothing is created
+    page.fill("#sprt-alpha", "0.9")
+    with submitted(page):
+        page.click("button[type=submit]")
+    error = page.locator("#tournament-form .form-error")
+    error.wait_for(state="visible")
+    assert "alpha" in error.inner_text()
+    page.fill("#sprt-alpha", "0.05")
+    with submitted(page) as request:
+        page.click("button[type=submit]")
+    payload = request.value.post_data_json
+    field = [b for b in payload["bot_ids"] if b not in (ann, bob)]
+    assert payload["format"] == "gauntlet" and payload["deal"] == "independent"
+    assert payload["challenger_ids"] == [ann, bob] and set(site["crowd"]) <= set(field)
+    assert payload["matches_per_bot"] == 200
+    assert payload["sprt"] == {"elo0": 0, "elo1": 50, "alpha": 0.05, "beta": 0.05}
+    assert "games_per_pairing" not in payload
+    page.wait_for_url(re.compile(r".*/tournaments/\d+$"))
+    tournament_id = int(page.url.rsplit("/", 1)[1])
+    rule = page.locator("#stop-rule")
+    assert rule.locator("tbody tr").count() == 2
+    assert rule.locator("tbody").inner_text().count("still open") == 2
+    # ann wins most of its matches and bob loses most, until both are decided
+    app = site["app"]
+    played = []
+    with app.extensions["arena.db"].session() as session:
+        rng = random.Random(4)
+        for match_id in schedule(session, tournament_id):
+            seats = [s.bot_id for s in session.get(Match, match_id).seats]
+            hero = ann if ann in seats else bob
+            wins = rng.random() < (0.9 if hero == ann else 0.1)
+            ranks = [(1 if wins else 2) if b == hero else (2 if wins else 1) for b in seats]
+            played.append((match_id, ranks))
+    for match_id, ranks in played:
+        save_through_the_worker(app, match_id, ranks)  # False once its challenger decided
+    with app.extensions["arena.db"].session() as session:
+        summary = sprt_summary(session, session.get(Tournament, tournament_id))
+    assert {c["decision"] for c in summary["challengers"]} == {"H0", "H1"}
+    page.reload()
+    text = rule.inner_text()
+    assert "passed (H1)" in text and "failed (H0)" in text
+    assert "finished" in page.locator("h1").inner_text().lower()  # the rest was cancelled
+    assert page.locator("#standings .badge").count() == 2
+    shoot(page, "tournament-gauntlet-sprt")
+    shoot_part(page, "#stop-rule", "tournament-gauntlet-stop-rule")
+
+
+def test_a_live_tournament_updates_its_sections_without_reloading(
+    page: Any, site: dict[str, Any]
+) -> None:
+    tournament_id = site["live"]
+    url = f"{site['url']}/tournaments/{tournament_id}"
+    answers: list[int] = []
+    page.on("response", lambda r: answers.append(r.status) if r.url.startswith(url) else None)
+    page.goto(url)
+    assert page.locator("#progress").get_attribute("data-refresh") == "5"
+    assert "0/24 done" in page.locator("#progress").inner_text()
+    page.evaluate("window.marker = 'still the same page'")
+    page.evaluate("window.scrollTo(0, 400)")
+    # nothing changed: the poll gets 304 Not Modified and leaves the page alone
+    page.wait_for_timeout(5500)
+    assert 304 in answers
+    before = page.locator("#standings").inner_html()
+    with site["app"].extensions["arena.db"].session() as session:
+        first = schedule(session, tournament_id)[0]
+    assert save_through_the_worker(site["app"], first, [1, 2])
+    page.wait_for_function(
+        "() => document.querySelector('#progress').textContent.includes('1/24 done')",
+        timeout=15_000,
+    )
+    assert page.evaluate("window.marker") == "still the same page"  # not reloaded
+    assert page.locator("#standings").inner_html() != before
+    assert page.evaluate("window.scrollY") == 400
+    assert page.locator("#cancel-form").is_visible()  # the new section's form works too
+    assert answers.count(200) == 2  # the page, then the one update
 
 
 def test_cancelling_a_tournament(page: Any, site: dict[str, Any]) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import html
 import json
+import random
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,8 +18,10 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from arena import services, tasks
 from arena.app import create_app
 from arena.config import Config
 from arena.db import Database
@@ -33,8 +36,11 @@ from arena.models import (
     Tournament,
     TournamentEntry,
 )
-from arena.referee import PolicyClient, Referee, policy_rng
+from arena.referee import MatchRecord, PolicyClient, Referee, policy_rng
 from arena.replay import seat_events
+from arena.standings import crosstable, record_result, sprt_summary
+from arena.standings import standings as tournament_standings
+from arena.web.pages import signed
 from arena.web.replay_steps import step_positions
 
 NAV = ("Leaderboards", "Bots", "Tournaments", "API docs")
@@ -119,6 +125,7 @@ def play_match(
     record["match_id"] = str(match.id)
     session.add(Replay(match_id=match.id, record=record))
     session.flush()
+    record_result(session, match)  # the tournament's standings, as the worker keeps them
     return match
 
 
@@ -366,12 +373,10 @@ def test_names_are_escaped(client: FlaskClient, data: dict[str, Any]) -> None:
 def test_the_tournament_page_shows_standings_and_the_crosstable(
     client: FlaskClient, data: dict[str, Any]
 ) -> None:
-    from arena import services
-
     with data["app"].extensions["arena.db"].session() as session:
         tournament = session.get(Tournament, data["finished"])
-        standings = services.standings(session, tournament)
-        table = services.crosstable(session, tournament)
+        standings = tournament_standings(session, tournament)
+        table = crosstable(session, tournament)
     body = client.get(f"/tournaments/{data['finished']}").data.decode()
     standings_html = body.split('class="data standings"')[1].split("</table>")[0]
     assert re.findall(r'<tr data-bot-id="(\d+)">', standings_html) == [
@@ -474,3 +479,354 @@ def test_step_positions_refuse_a_record_that_does_not_replay() -> None:
     assert step_positions({**record, "game": "chess"}) is None
     fly = [[{"seat": 0, "kind": "turn", "action": {"type": "fly"}}]]
     assert step_positions({**record, "steps": fly}) is None
+
+
+# -- formats: balanced, duplicate deals, gauntlets, large tournaments ----------------------
+SPRT = {"elo0": 0, "elo1": 50, "alpha": 0.05, "beta": 0.05}
+
+
+def schedule(session: Session, tournament_id: int) -> list[int]:
+    """The tournament's match ids in schedule order."""
+    return list(
+        session.scalars(
+            select(Match.id).where(Match.tournament_id == tournament_id).order_by(Match.id)
+        )
+    )
+
+
+def finish_match(session: Session, match_id: int, ranks: list[int]) -> bool:
+    """Store a result by hand and keep the standings (``record_result``), as a worker
+    does; False when the match is no longer queued (a decided challenger's)."""
+    session.expire_all()  # record_result cancels with a bulk update
+    match = session.get(Match, match_id)
+    if match.status != "queued":
+        return False
+    for seat in match.seats:
+        seat.rank = ranks[seat.seat]
+    match.status = "finished"
+    match.finished_at = dt.datetime.now(dt.UTC)
+    session.flush()
+    record_result(session, match)
+    session.flush()
+    return True
+
+
+def save_through_the_worker(app: Flask, match_id: int, ranks: list[int]) -> bool:
+    """Store a result the way a worker does (``tasks.save_result``); False when the match
+    is no longer queued (a decided challenger's)."""
+    database = app.extensions["arena.db"]
+    with database.session() as session:
+        match = session.get(Match, match_id)
+        if match.status != "queued":
+            return False
+        match.status = "running"
+        seats = len(match.seats)
+    record = MatchRecord(
+        match_id=str(match_id),
+        game="cactus",
+        seed=1,
+        options={},
+        players=[f"p{i}" for i in range(seats)],
+        outcome={"ranks": ranks, "scores": [0] * seats, "rounds": []},
+        strikes=[0] * seats,
+    )
+    return tasks.save_result(database, match_id, record)
+
+
+def play_gauntlet(session: Session, tournament_id: int, win_rates: dict[int, float]) -> None:
+    """Every queued match in schedule order, each challenger winning at its rate."""
+    rng = random.Random(11)
+    for match_id in schedule(session, tournament_id):
+        match = session.get(Match, match_id)
+        seats = [s.bot_id for s in match.seats]
+        hero = next(b for b in seats if b in win_rates)
+        wins = rng.random() < win_rates[hero]
+        finish_match(
+            session,
+            match_id,
+            [(1 if wins else 2) if b == hero else (2 if wins else 1) for b in seats],
+        )
+
+
+@pytest.fixture(scope="module")
+def formats(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """45 cactus bots; a balanced tournament with duplicate deals, played out; a gauntlet
+    with a stop rule whose two challengers are decided; one without; a balanced
+    tournament of all 45 bots (90 matches, 3 played); a small one for the ETag."""
+    app = make_app(tmp_path_factory.mktemp("formats"))
+    config = app.extensions["arena.config"]
+    ids: dict[str, Any] = {"app": app}
+    with app.extensions["arena.db"].session() as session:
+        bots = [add_bot(session, f"b{i:02d}", ["cactus"]).id for i in range(45)]
+
+        def create(name: str, entrants: list[int], **fields: Any) -> int:
+            tournament, _ = services.create_tournament(
+                session,
+                config,
+                name=name,
+                game="cactus",
+                options=None,
+                bot_ids=entrants,
+                seats_per_match=2,
+                seed=5,
+                **fields,
+            )
+            return tournament.id
+
+        balanced = create(
+            "Balanced cup", bots[:6], format="balanced", deal="duplicate", matches_per_bot=4
+        )
+        for match_id in schedule(session, balanced):  # the lower id wins, always
+            seats = [s.bot_id for s in session.get(Match, match_id).seats]
+            finish_match(session, match_id, [1 if b == min(seats) else 2 for b in seats])
+        gauntlet = create(
+            "Gauntlet <cup>",
+            bots[:8],
+            format="gauntlet",
+            challenger_ids=bots[:2],
+            matches_per_bot=200,
+            sprt=SPRT,
+        )
+        play_gauntlet(session, gauntlet, {bots[0]: 0.9, bots[1]: 0.1})
+        plain = create(
+            "Plain gauntlet",
+            bots[:5],
+            format="gauntlet",
+            challenger_ids=bots[:1],
+            matches_per_bot=30,
+        )
+        big = create("Big league", bots, format="balanced", matches_per_bot=4)
+        for match_id in schedule(session, big)[:3]:
+            finish_match(session, match_id, [1, 2])
+        small = create("Small league", bots[:4], format="balanced", matches_per_bot=2)
+        ids.update(
+            bots=bots, balanced=balanced, gauntlet=gauntlet, plain=plain, big=big, small=small
+        )
+    yield ids
+    close_app(app)
+
+
+@pytest.fixture
+def fclient(formats: dict[str, Any]) -> FlaskClient:
+    return formats["app"].test_client()
+
+
+def section(body: str, section_id: str) -> str:
+    """The markup of one ``<section id=...>`` of a page."""
+    start = body.index(f'id="{section_id}"')
+    return body[start : body.index("</section>", start)]
+
+
+def test_a_balanced_tournament_with_duplicate_deals(
+    fclient: FlaskClient, formats: dict[str, Any]
+) -> None:
+    tournament_id = formats["balanced"]
+    body = fclient.get(f"/tournaments/{tournament_id}").data.decode()
+    text = page_text(body)
+    assert "Balanced: 4 matches per bot, 2 seats per match, duplicate deals" in text
+    with formats["app"].extensions["arena.db"].session() as session:
+        tournament = session.get(Tournament, tournament_id)
+        balance = tournament.balance
+        rows = tournament_standings(session, tournament)
+    low, high = balance["matches_per_bot"]
+    assert low == high == 4
+    assert f"4 matches per bot, seat spread {balance['seat_spread']}, two bots meet" in text
+    standings_html = section(body, "standings")
+    assert "± par per deal" in page_text(standings_html) and "Deals" in standings_html
+    shown = re.findall(r'<tr data-bot-id="(\d+)"', standings_html)
+    assert shown == [str(r["bot_id"]) for r in rows]
+    pars = re.findall(r'<td class="num par">([^<]*)</td>', standings_html)
+    assert pars == [signed(r["par_per_deal"]) for r in rows]
+    assert all(r["deals"] > 0 for r in rows)
+    assert pars[0].startswith("+") and pars[-1].startswith("\u2212")  # a minus sign
+    assert "Stop rule" not in text and 'class="data crosstable"' in body
+    assert "data-refresh" not in body  # every match is played
+
+
+def test_a_gauntlet_shows_its_stop_rule_and_decisions(
+    fclient: FlaskClient, formats: dict[str, Any]
+) -> None:
+    tournament_id = formats["gauntlet"]
+    hero, loser = formats["bots"][:2]
+    body = fclient.get(f"/tournaments/{tournament_id}").data.decode()
+    text = page_text(body)
+    assert (
+        "Gauntlet: up to 200 matches per challenger (the stop rule ends it sooner), "
+        "2 seats per match, independent deals" in text
+    )
+    with formats["app"].extensions["arena.db"].session() as session:
+        summary = sprt_summary(session, session.get(Tournament, tournament_id))
+    rule = section(body, "stop-rule")
+    rows = dict(re.findall(r'<tr data-bot-id="(\d+)">(.*?)</tr>', rule, re.S))
+    assert set(rows) == {str(hero), str(loser)}
+    assert "passed (H1)" in page_text(rows[str(hero)])
+    assert "failed (H0)" in page_text(rows[str(loser)])
+    for status in summary["challengers"]:
+        row = rows[str(status["bot_id"])]
+        assert f'<td class="num llr">{status["llr"]:.2f}</td>' in row
+        assert f'<td class="num">{status["observations"]}</td>' in row
+        assert re.search(r'class="gauge-mark gauge-h[01]" style="left: \d+\.\d%"', row)
+    assert f"{summary['lower']:.2f}" in page_text(rule) and f"{summary['upper']:.2f}" in page_text(
+        rule
+    )
+    # challengers are marked in the standings; the name is escaped
+    standings_html = section(body, "standings")
+    assert standings_html.count('class="challenger"') == 2
+    assert page_text(standings_html).count("challenger") == 2
+    assert "Gauntlet &lt;cup&gt;" in body
+
+
+def test_a_gauntlet_without_a_stop_rule_lists_its_challengers(
+    fclient: FlaskClient, formats: dict[str, Any]
+) -> None:
+    body = fclient.get(f"/tournaments/{formats['plain']}").data.decode()
+    assert 'id="stop-rule"' not in body
+    challengers = page_text(section(body, "challengers"))
+    assert "No stop rule" in challengers and "b00" in challengers and "b01" not in challengers
+
+
+def test_a_large_tournament_leaves_the_crosstable_out(
+    fclient: FlaskClient, formats: dict[str, Any]
+) -> None:
+    tournament_id = formats["big"]
+    body = fclient.get(f"/tournaments/{tournament_id}").data.decode()
+    assert 'class="data crosstable"' not in body
+    part = section(body, "crosstable")
+    assert "Left out at this size: 45 bots" in page_text(part)
+    assert f'href="/api/tournaments/{tournament_id}"' in part
+    assert len(re.findall(r'<tr data-bot-id="\d+"', section(body, "standings"))) == 45
+
+
+def match_links(body: str) -> list[int]:
+    return [int(i) for i in re.findall(r'href="/matches/(\d+)"', section(body, "matches"))]
+
+
+def test_the_matches_of_a_tournament_come_in_pages(
+    fclient: FlaskClient, formats: dict[str, Any]
+) -> None:
+    tournament_id = formats["big"]
+    with formats["app"].extensions["arena.db"].session() as session:
+        ids = schedule(session, tournament_id)
+    assert 50 < len(ids) <= 100  # two pages (45 bots, 4 matches each at 2 seats: 90)
+    url = f"/tournaments/{tournament_id}"
+    first = fclient.get(url).data.decode()
+    assert match_links(first) == ids[:50]
+    assert "page 1 of 2" in page_text(first)
+    assert f'href="{url}?page=2#matches"' in first
+    second = fclient.get(f"{url}?page=2").data.decode()
+    assert match_links(second) == ids[50:]
+    assert "page 2 of 2" in page_text(second) and f'href="{url}?page=1#matches"' in second
+    for value, expected in [("abc", ids[:50]), ("0", ids[:50]), ("-3", ids[:50]), ("", ids[:50])]:
+        response = fclient.get(f"{url}?page={value}")
+        assert response.status_code == 200
+        assert match_links(response.data.decode()) == expected, value
+    for value in ("3", "99", "9" * 30):  # past the end: the last page
+        response = fclient.get(f"{url}?page={value}")
+        assert response.status_code == 200
+        text = assert_page(response)
+        assert "page 2 of 2" in text and "Traceback" not in text
+        assert match_links(response.data.decode()) == ids[50:]
+    # a short list has no pager
+    small = fclient.get(f"/tournaments/{formats['small']}").data.decode()
+    assert 'class="pager"' not in small
+
+
+def test_the_bot_page_pages_its_matches(fclient: FlaskClient, formats: dict[str, Any]) -> None:
+    bot_id = formats["bots"][0]
+    with formats["app"].extensions["arena.db"].session() as session:
+        played = session.scalars(
+            select(MatchSeat.match_id)
+            .where(MatchSeat.bot_id == bot_id)
+            .order_by(MatchSeat.match_id.desc())
+        ).all()
+    pages = -(-len(played) // 25)
+    assert pages > 1
+    first = fclient.get(f"/bots/{bot_id}").data.decode()
+    assert match_links(first) == played[:25]  # newest first
+    assert f"page 1 of {pages}" in page_text(first)
+    second = fclient.get(f"/bots/{bot_id}?page=2").data.decode()
+    assert match_links(second) == played[25:50]
+    last = fclient.get(f"/bots/{bot_id}?page={pages + 5}").data.decode()
+    assert match_links(last) == played[(pages - 1) * 25 :]
+    assert f"page {pages} of {pages}" in page_text(last)
+    assert match_links(fclient.get(f"/bots/{bot_id}?page=x").data.decode()) == played[:25]
+
+
+def test_a_live_page_answers_not_modified_until_it_changes(
+    fclient: FlaskClient, formats: dict[str, Any]
+) -> None:
+    url = f"/tournaments/{formats['small']}"
+    response = fclient.get(url)
+    assert response.status_code == 200
+    etag = response.headers["ETag"]
+    assert etag.startswith('W/"') and response.headers["Cache-Control"] == "no-cache"
+    body = response.data.decode()
+    assert 'data-refresh="5"' in body
+    assert html.unescape(re.search(r'data-etag="([^"]+)"', body).group(1)) == etag
+    again = fclient.get(url, headers={"If-None-Match": etag})
+    assert again.status_code == 304 and again.data == b""
+    assert again.headers["ETag"] == etag
+    # one page: ?page=2 is that page again; of a longer list, another version
+    assert fclient.get(f"{url}?page=2", headers={"If-None-Match": etag}).status_code == 304
+    big = f"/tournaments/{formats['big']}"
+    big_etag = fclient.get(big).headers["ETag"]
+    assert fclient.get(f"{big}?page=2", headers={"If-None-Match": big_etag}).status_code == 200
+    assert fclient.get(f"{big}?page=1", headers={"If-None-Match": big_etag}).status_code == 304
+    # a match finishes the way a worker stores it: the page changed
+    with formats["app"].extensions["arena.db"].session() as session:
+        first = schedule(session, formats["small"])[0]
+    assert save_through_the_worker(formats["app"], first, [1, 2])
+    changed = fclient.get(url, headers={"If-None-Match": etag})
+    assert changed.status_code == 200 and changed.headers["ETag"] != etag
+    assert "1/4 done" in page_text(changed.data)
+    assert fclient.get(url, headers={"If-None-Match": changed.headers["ETag"]}).status_code == 304
+
+
+def test_a_match_page_answers_not_modified(fclient: FlaskClient, formats: dict[str, Any]) -> None:
+    with formats["app"].extensions["arena.db"].session() as session:
+        queued = schedule(session, formats["small"])[-1]
+    response = fclient.get(f"/matches/{queued}")
+    assert response.status_code == 200 and 'data-refresh="5"' in response.data.decode()
+    again = fclient.get(f"/matches/{queued}", headers={"If-None-Match": response.headers["ETag"]})
+    assert again.status_code == 304 and again.data == b""
+
+
+@pytest.fixture(scope="module")
+def crowded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
+    """105 bots (and a deleted one) and 101 tournaments: two pages of each list."""
+    app = make_app(tmp_path_factory.mktemp("crowded"))
+    with app.extensions["arena.db"].session() as session:
+        for i in range(105):
+            add_bot(session, f"bot{i:03d}", ["cactus"])
+        add_bot(session, "bot000-gone", ["cactus"], status="deleted")
+        for i in range(101):
+            session.add(
+                Tournament(
+                    name=f"cup {i:03d}",
+                    game="cactus",
+                    options={},
+                    seats_per_match=2,
+                    games_per_pairing=2,
+                    seed=i,
+                    status="finished",
+                )
+            )
+    yield app
+    close_app(app)
+
+
+def test_the_bot_and_tournament_lists_come_in_pages(crowded: Flask) -> None:
+    client = crowded.test_client()
+    first = client.get("/bots").data.decode()
+    names = re.findall(r'<a href="/bots/\d+">(bot\d+)</a>', first)
+    assert names == [f"bot{i:03d}" for i in range(100)]
+    assert "page 1 of 2" in page_text(first) and 'href="/bots?page=2"' in first
+    second = client.get("/bots?page=2").data.decode()
+    assert re.findall(r'<a href="/bots/\d+">(bot\d+)</a>', second) == [
+        f"bot{i:03d}" for i in range(100, 105)
+    ]
+    assert client.get("/bots?page=7").data.decode() == second
+    first = page_text(client.get("/tournaments").data)
+    assert "cup 100" in first and "cup 001" in first and "cup 000" not in first
+    second = page_text(client.get("/tournaments?page=2").data)
+    assert "cup 000" in second and "cup 001" not in second and "page 2 of 2" in second

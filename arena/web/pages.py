@@ -2,13 +2,23 @@
 
 Pages only read.  Everything that changes data (registering a bot, starting or
 cancelling a tournament) goes through the JSON API from ``static/forms.js``, so the
-rules for what is accepted live in one place.  Aggregates (leaderboards, progress,
-standings, crosstables) come from ``arena.services``, the same functions the API uses.
+rules for what is accepted live in one place.  Aggregates come from the functions the
+API uses: leaderboards and progress from ``arena.services``, standings, crosstables and
+a gauntlet's stop rule from ``arena.standings`` (rows kept as each match finishes).
+
+Long lists are paginated (``?page=N``; a page that is not a number is the first, one
+past the end the last).  A live page (a tournament or a match still being played)
+carries an ETag built from what can change on it, computed before the page is
+rendered: a request whose ``If-None-Match`` matches gets ``304 Not Modified`` without
+rendering, which is what ``forms.js`` polls with.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import json
+import math
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -16,19 +26,25 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, render_template, request
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
+from werkzeug.http import quote_etag
 
-from arena import services
+import arena
+from arena import services, standings
 from arena.db import Database
 from arena.games import GAMES
-from arena.models import Bot, Match, MatchSeat, Rating, Replay, Tournament
+from arena.models import Bot, Match, MatchSeat, Rating, Replay, Tournament, TournamentEntry
 from arena.replay import describe_fault
 from arena.web.replay_steps import step_positions
 
 bp = Blueprint("web", __name__)
 
 LATEST = 10  # rows of the overview's lists
-RECENT_MATCHES = 25  # a bot's recent matches
-LIST_LIMIT = 200  # rows of the bot and tournament lists
+BOT_MATCHES_PAGE = 25  # a bot's matches, newest first
+TOURNAMENT_MATCHES_PAGE = 50  # a tournament's matches, in schedule order
+LIST_PAGE = 100  # rows of the bot and tournament lists
+CROSSTABLE_MAX_BOTS = 40  # larger tournaments: the crosstable only through the API
+FORMAT_NAMES = {"round_robin": "Round robin", "balanced": "Balanced", "gauntlet": "Gauntlet"}
+DECISIONS = {"H1": "passed (H1)", "H0": "failed (H0)", None: "still open"}
 NOTHING = "\u2013"  # an en dash: no value
 FINISHED = "finished"
 POSITIONS_KEPT = 256  # replays whose decision positions are kept in memory
@@ -69,6 +85,61 @@ def _progress(session: Session, tournaments: list[Tournament]) -> dict[int, dict
     return {t.id: services.tournament_progress(session, t) for t in tournaments}
 
 
+# -- pages of long lists ------------------------------------------------------------------
+def _requested_page() -> int:
+    """``?page=N``: anything that is not a whole number of at least 1 is the first page."""
+    try:
+        page = int(request.args.get("page", "1"))
+    except ValueError:
+        return 1
+    return max(page, 1)
+
+
+def _pager(total: int, per_page: int) -> dict[str, Any]:
+    """The requested page of ``total`` rows, one past the end the last: its number, the
+    number of pages, the offset of its first row and the neighbours' numbers."""
+    pages = max(1, math.ceil(total / per_page))
+    page = min(_requested_page(), pages)
+    return {
+        "page": page,
+        "pages": pages,
+        "total": total,
+        "per_page": per_page,
+        "offset": (page - 1) * per_page,
+        "prev": page - 1 if page > 1 else None,
+        "next": page + 1 if page < pages else None,
+    }
+
+
+# -- conditional requests of live pages -----------------------------------------------------
+def _etag(*parts: Any) -> str:
+    """A weak entity tag of what a page shows that can change (and the code's version):
+    the same parts, the same page."""
+    data = json.dumps([arena.__version__, request.path, *parts], default=str)
+    return hashlib.sha256(data.encode()).hexdigest()[:32]
+
+
+def _not_modified(etag: str) -> Response | None:
+    """``304 Not Modified`` when the request already has this version of the page."""
+    if request.if_none_match.contains_weak(etag):
+        response = Response(status=304)
+        _validators(response, etag)
+        return response
+    return None
+
+
+def _validators(response: Response, etag: str) -> Response:
+    # a browser keeps the page but asks whether it changed before showing it again
+    response.set_etag(etag, weak=True)
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+@bp.app_template_global()
+def format_name(format_id: str) -> str:
+    return FORMAT_NAMES.get(format_id, format_id)
+
+
 @bp.app_template_filter("when")
 def when(value: dt.datetime | None) -> str:
     """A timestamp as UTC, to the minute (naive values from SQLite are UTC already)."""
@@ -85,6 +156,17 @@ def number(value: float | None, digits: int = 0) -> str:
     if value is None:
         return NOTHING
     return f"{value:.{digits}f}"
+
+
+@bp.app_template_filter("signed")
+def signed(value: float | None, digits: int = 2) -> str:
+    """A difference from par with its sign: +0.25, 0.00, and a minus sign (U+2212) below."""
+    if value is None:
+        return NOTHING
+    text = f"{abs(value):.{digits}f}"
+    if float(text) == 0:
+        return text
+    return ("+" if value > 0 else "\u2212") + text
 
 
 @bp.app_template_filter("fault")
@@ -152,15 +234,23 @@ def leaderboard(game_id: str) -> str:
 @bp.get("/bots")
 def bots() -> str:
     with _database().session() as session:
+        listed = select(Bot).where(Bot.status != "deleted")
+        pager = _pager(
+            session.scalar(select(func.count()).select_from(listed.subquery())) or 0, LIST_PAGE
+        )
         rows = list(
             session.scalars(
-                select(Bot).where(Bot.status != "deleted").order_by(Bot.name).limit(LIST_LIMIT)
+                listed.order_by(Bot.name, Bot.id).offset(pager["offset"]).limit(LIST_PAGE)
             )
         )
         played = dict(
-            session.execute(select(MatchSeat.bot_id, func.count()).group_by(MatchSeat.bot_id)).all()
+            session.execute(
+                select(MatchSeat.bot_id, func.count())
+                .where(MatchSeat.bot_id.in_([b.id for b in rows]))
+                .group_by(MatchSeat.bot_id)
+            ).all()
         )
-        return render_template("bots.html", bots=rows, played=played)
+        return render_template("bots.html", bots=rows, played=played, pager=pager)
 
 
 @bp.get("/bots/register")
@@ -186,12 +276,17 @@ def bot(bot_id: int) -> str:
                 row = {"elo": rating.elo, "matches": rating.matches, "fitted": None}
                 game = next(g for g in _games() if g["id"] == rating.game)
                 ratings.append({"game": game, "row": row, "rank": None, "of": None})
-        recent, _ = services.list_matches(session, bot_id=bot_id, page_size=RECENT_MATCHES)
+        seated = select(func.count(MatchSeat.match_id.distinct())).where(MatchSeat.bot_id == bot_id)
+        pager = _pager(session.scalar(seated) or 0, BOT_MATCHES_PAGE)
+        matches, _ = services.list_matches(
+            session, bot_id=bot_id, page=pager["page"], page_size=BOT_MATCHES_PAGE
+        )
         return render_template(
             "bot.html",
             bot=found,
             ratings=ratings,
-            matches=recent,
+            matches=matches,
+            pager=pager,
             faults=services.recent_faults(session, bot_id),
         )
 
@@ -199,16 +294,28 @@ def bot(bot_id: int) -> str:
 @bp.get("/tournaments")
 def tournaments() -> str:
     with _database().session() as session:
+        pager = _pager(session.scalar(select(func.count()).select_from(Tournament)) or 0, LIST_PAGE)
         rows = list(
             session.scalars(
                 select(Tournament)
-                .options(selectinload(Tournament.entries))
                 .order_by(Tournament.id.desc())
-                .limit(LIST_LIMIT)
+                .offset(pager["offset"])
+                .limit(LIST_PAGE)
             )
         )
+        entrants = dict(
+            session.execute(
+                select(TournamentEntry.tournament_id, func.count())
+                .where(TournamentEntry.tournament_id.in_([t.id for t in rows]))
+                .group_by(TournamentEntry.tournament_id)
+            ).all()
+        )
         return render_template(
-            "tournaments.html", tournaments=rows, progress=_progress(session, rows)
+            "tournaments.html",
+            tournaments=rows,
+            entrants=entrants,
+            progress=_progress(session, rows),
+            pager=pager,
         )
 
 
@@ -220,26 +327,51 @@ def tournament_new() -> str:
 
 
 @bp.get("/tournaments/<int:tournament_id>")
-def tournament(tournament_id: int) -> str:
+def tournament(tournament_id: int) -> Response:
     with _database().session() as session:
         found = session.get(Tournament, tournament_id)
         if found is None:
             abort(404, f"There is no tournament {tournament_id}.")
         progress = services.tournament_progress(session, found)
+        pager = _pager(progress["total"], TOURNAMENT_MATCHES_PAGE)
+        # everything the page shows that changes does so with the status or the counts
+        etag = _etag(found.status, sorted(progress.items()), pager["page"])
+        unchanged = _not_modified(etag)
+        if unchanged is not None:
+            return unchanged
+        rows = standings.standings(session, found)
         matches = list(
             session.scalars(
-                _matches_query().where(Match.tournament_id == tournament_id).order_by(Match.id)
+                _matches_query()
+                .where(Match.tournament_id == tournament_id)
+                .order_by(Match.id)
+                .offset(pager["offset"])
+                .limit(TOURNAMENT_MATCHES_PAGE)
             )
         )
-        return render_template(
+        live = _is_live(found, progress)
+        body = render_template(
             "tournament.html",
             tournament=found,
+            format_text=_format_text(found),
+            balance_text=_balance_text(found.balance),
             progress=progress,
-            standings=services.standings(session, found),
-            crosstable=services.crosstable(session, found),
+            standings=rows,
+            challengers=[
+                {**row, "position": n} for n, row in enumerate(rows, start=1) if row["challenger"]
+            ],
+            duplicate=found.deal == "duplicate",
+            crosstable=(
+                standings.crosstable(session, found) if len(rows) <= CROSSTABLE_MAX_BOTS else None
+            ),
+            crosstable_max=CROSSTABLE_MAX_BOTS,
+            stop_rule=_stop_rule(standings.sprt_summary(session, found)),
             matches=matches,
-            live=_is_live(found, progress),
+            pager=pager,
+            live=live,
+            etag=quote_etag(etag, weak=True),  # the header's value, for forms.js
         )
+        return _validators(Response(body, mimetype="text/html"), etag)
 
 
 def _is_live(tournament: Tournament, progress: dict[str, int]) -> bool:
@@ -247,17 +379,90 @@ def _is_live(tournament: Tournament, progress: dict[str, int]) -> bool:
     return tournament.status == "running" and progress["queued"] + progress["running"] > 0
 
 
+def _plural(n: int | None, word: str, words: str | None = None) -> str:
+    return f"{n} {word if n == 1 else (words or word + 's')}"
+
+
+def _format_text(tournament: Tournament) -> str:
+    """The format and its parameters in words: "Balanced: 40 matches per bot, ..."."""
+    seats = f"{tournament.seats_per_match} seats per match"
+    if tournament.format == "balanced":
+        parameter = f"{_plural(tournament.matches_per_bot, 'match', 'matches')} per bot"
+    elif tournament.format == "gauntlet":
+        budget = _plural(tournament.matches_per_bot, "match", "matches")
+        parameter = (
+            f"up to {budget} per challenger (the stop rule ends it sooner)"
+            if tournament.sprt
+            else f"{budget} per challenger"
+        )
+    else:
+        parameter = f"{_plural(tournament.games_per_pairing, 'game')} per pairing"
+    deals = "duplicate deals" if tournament.deal == "duplicate" else "independent deals"
+    return f"{format_name(tournament.format)}: {parameter}, {seats}, {deals}"
+
+
+def _span(values: Any, one: str, many: str) -> str | None:
+    """A [min, max] pair in words: "40 matches", or "2 to 3 matches" with an en dash."""
+    if not isinstance(values, list | tuple) or len(values) != 2:
+        return None
+    low, high = values
+    if low == high:
+        return f"{low} {one if low == 1 else many}"
+    return f"{low}{NOTHING}{high} {many}"
+
+
+def _balance_text(balance: dict[str, Any] | None) -> str | None:
+    """What the schedule achieved, in words: matches per bot, seat spread, pair meetings."""
+    if not balance:
+        return None
+    parts = []
+    matches = _span(balance.get("matches_per_bot"), "match", "matches")
+    if matches:
+        parts.append(f"{matches} per bot")
+    if balance.get("seat_spread") is not None:
+        parts.append(f"seat spread {balance['seat_spread']}")
+    meetings = _span(balance.get("pair_meetings"), "time", "times")
+    if meetings:
+        parts.append(f"two bots meet {meetings}")
+    return ", ".join(parts) or None
+
+
+def _stop_rule(summary: dict[str, Any] | None) -> dict[str, Any] | None:
+    """``standings.sprt_summary`` with, per challenger, the decision in words and where
+    its log-likelihood ratio stands between the bounds (percent, for the gauge)."""
+    if summary is None:
+        return None
+    lower, upper = summary["lower"], summary["upper"]
+    span = (upper - lower) or 1.0
+
+    def at(value: float) -> float:
+        return max(0.0, min(100.0, 100 * (value - lower) / span))
+
+    return {
+        **summary,
+        "zero": at(0.0),
+        "challengers": [
+            {**row, "gauge": at(row["llr"]), "decision_text": DECISIONS.get(row["decision"], "")}
+            for row in summary["challengers"]
+        ],
+    }
+
+
 @bp.get("/matches/<int:match_id>")
-def match(match_id: int) -> str:
+def match(match_id: int) -> Response:
     with _database().session() as session:
         found = session.scalar(_matches_query().where(Match.id == match_id))
         if found is None:
             abort(404, f"There is no match {match_id}.")
+        etag = _etag(found.status, found.started_at, found.finished_at, found.error)
+        unchanged = _not_modified(etag)
+        if unchanged is not None:
+            return unchanged
         replay = session.get(Replay, match_id) if found.status == FINISHED else None
         record = replay.record if replay is not None else None
         positions = _positions(match_id, record) if record is not None else None
         outcome = (record or {}).get("outcome") or found.result or {}
-        return render_template(
+        body = render_template(
             "match.html",
             match=found,
             has_replay=record is not None,
@@ -267,7 +472,9 @@ def match(match_id: int) -> str:
             positions=positions,
             replay_url=f"{request.script_root}/api/matches/{match_id}/replay",
             live=found.status in ("queued", "running"),
+            etag=quote_etag(etag, weak=True),  # the header's value, for forms.js
         )
+        return _validators(Response(body, mimetype="text/html"), etag)
 
 
 def _positions(match_id: int, record: dict[str, Any]) -> dict[str, Any] | None:

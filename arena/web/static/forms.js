@@ -131,21 +131,61 @@
     });
   }
 
+  // what only works with JavaScript is hidden in the page and shown here
+  function enhance(root) {
+    root.querySelectorAll("[data-needs-js]").forEach((el) => {
+      el.hidden = false;
+    });
+  }
+
   // ---------------------------------------------------------------- new tournament
   const tournament = document.getElementById("tournament-form");
   if (tournament) {
     const gameSelect = document.getElementById("game-select");
     const presetSelect = document.getElementById("preset-select");
+    const formatSelect = document.getElementById("format-select");
+    const dealSelect = document.getElementById("deal-select");
     const seats = document.getElementById("seats-input");
     const games = document.getElementById("games-input");
+    const matches = document.getElementById("matches-input");
+    const sprtOn = document.getElementById("sprt-on");
+    const sprtParams = document.getElementById("sprt-params");
+    const filter = document.getElementById("bot-filter");
+    const count = document.getElementById("bot-count");
+    const rows = Array.from(tournament.querySelectorAll(".bot-choice"));
+    const entrant = (row) => row.querySelector("input[name=bot_ids]");
+    const challenger = (row) => row.querySelector("input[name=challenger_ids]");
+    const playsGame = (row) => JSON.parse(row.dataset.games || "[]").includes(gameSelect.value);
+
+    // only the chosen format's fields are shown (and enabled: hidden ones are not sent)
+    function applyFormat() {
+      const format = formatSelect.value;
+      tournament.querySelectorAll("[data-formats]").forEach((el) => {
+        const shown = el.dataset.formats.split(" ").includes(format);
+        el.hidden = !shown;
+        if (el.matches("input, select")) el.disabled = !shown;
+        el.querySelectorAll("input, select").forEach((input) => {
+          input.disabled = !shown;
+        });
+      });
+      if (format === "gauntlet") {
+        sprtParams.querySelectorAll("input").forEach((input) => {
+          input.disabled = !sprtOn.checked;
+        });
+        sprtParams.classList.toggle("off", !sprtOn.checked);
+      }
+      fitMatches();
+      countChosen();
+    }
 
     const refreshGame = (changed) => {
       const option = gameSelect.selectedOptions[0];
       if (!option) return;
-      const game = option.value;
       const presets = JSON.parse(option.dataset.presets || "[]");
+      const preset = presetSelect.value;
       presetSelect.replaceChildren(new Option("default rules", ""));
       presets.forEach((name) => presetSelect.appendChild(new Option(name, name)));
+      if (!changed && presets.includes(preset)) presetSelect.value = preset;
       presetSelect.disabled = presets.length === 0;
       seats.min = option.dataset.min;
       seats.max = option.dataset.max;
@@ -154,15 +194,30 @@
         seats.value = seats.min; // a new game starts from its smallest table
       }
       fitGames();
-      let shown = 0;
-      tournament.querySelectorAll(".bot-choice").forEach((label) => {
-        const plays = JSON.parse(label.dataset.games || "[]").includes(game);
-        label.hidden = !plays;
-        if (!plays) label.querySelector("input").checked = false;
-        if (plays) shown += 1;
-      });
-      tournament.querySelector(".no-bots").hidden = shown > 0;
+      showBots();
+      applyFormat();
     };
+    // the bots of the chosen game, narrowed by the filter; a bot of another game is untaken
+    function showBots() {
+      const needle = filter.value.trim().toLowerCase();
+      let plays = 0;
+      rows.forEach((row) => {
+        const ok = playsGame(row);
+        if (ok) plays += 1;
+        else row.querySelectorAll("input").forEach((input) => { input.checked = false; });
+        row.hidden = !ok || (needle !== "" && !row.dataset.search.includes(needle));
+      });
+      tournament.querySelector(".no-bots").hidden = plays > 0;
+    }
+    function countChosen() {
+      const chosen = rows.filter((row) => entrant(row).checked).length;
+      const challengers = rows.filter((row) => challenger(row).checked).length;
+      let text = chosen + (chosen === 1 ? " bot" : " bots") + " selected";
+      if (formatSelect.value === "gauntlet") {
+        text += ", " + challengers + (challengers === 1 ? " challenger" : " challengers");
+      }
+      count.textContent = text;
+    }
     // games per pairing: a multiple of the seats (every bot plays every seat equally often)
     function fitGames() {
       const per = Number(seats.value) || 2;
@@ -171,23 +226,86 @@
       const value = Number(games.value);
       if (!(value >= per) || value % per !== 0) games.value = per * Math.max(1, Math.round(value / per));
     }
+    // duplicate deals: matches per bot a multiple of the seats (one match per rotation)
+    function fitMatches() {
+      const per = dealSelect.value === "duplicate" ? Number(seats.value) || 2 : 1;
+      matches.min = per;
+      matches.step = per;
+      const value = Number(matches.value);
+      if (matches.value.trim() !== "" && (!(value >= per) || value % per !== 0)) {
+        matches.value = per * Math.max(1, Math.round(value / per));
+      }
+    }
     gameSelect.addEventListener("change", () => refreshGame(true));
-    seats.addEventListener("change", fitGames);
+    formatSelect.addEventListener("change", applyFormat);
+    dealSelect.addEventListener("change", fitMatches);
+    sprtOn.addEventListener("change", applyFormat);
+    seats.addEventListener("change", () => {
+      fitGames();
+      fitMatches();
+    });
+    matches.addEventListener("change", fitMatches);
+    filter.addEventListener("input", showBots);
+    // a challenger is an entrant; a bot taken out is no challenger
+    tournament.querySelector(".bot-list").addEventListener("change", (event) => {
+      const row = event.target.closest(".bot-choice");
+      if (!row) return;
+      if (event.target.name === "challenger_ids" && event.target.checked) entrant(row).checked = true;
+      if (event.target.name === "bot_ids" && !event.target.checked) challenger(row).checked = false;
+      countChosen();
+    });
+    document.getElementById("select-all").addEventListener("click", () => {
+      rows.forEach((row) => {
+        if (playsGame(row)) entrant(row).checked = true;
+      });
+      countChosen();
+    });
+    document.getElementById("select-none").addEventListener("click", () => {
+      rows.forEach((row) => row.querySelectorAll("input").forEach((input) => { input.checked = false; }));
+      countChosen();
+    });
+    enhance(tournament);
     refreshGame(false);
+
+    // a number field as typed: left out when empty (the API says what is missing)
+    function putNumber(payload, key, input) {
+      const text = String(input.value || "").trim();
+      if (text !== "") payload[key] = Number(text);
+    }
 
     tournament.addEventListener("submit", async (event) => {
       event.preventDefault();
       const error = tournament.querySelector(".form-error");
       error.hidden = true;
       const data = new FormData(tournament);
+      const format = formatSelect.value;
+      const chosen = rows.filter((row) => playsGame(row));
       const payload = {
-        name: data.get("name").trim(),
-        game: data.get("game"),
-        bot_ids: data.getAll("bot_ids").map(Number),
-        seats_per_match: Number(data.get("seats_per_match")),
-        games_per_pairing: Number(data.get("games_per_pairing")),
+        name: String(data.get("name") || "").trim(),
+        game: gameSelect.value,
+        format: format,
+        deal: dealSelect.value,
+        bot_ids: chosen
+          .filter((row) => entrant(row).checked || (format === "gauntlet" && challenger(row).checked))
+          .map((row) => Number(entrant(row).value)),
       };
-      if (data.get("preset")) payload.preset = data.get("preset");
+      putNumber(payload, "seats_per_match", seats);
+      if (format === "round_robin") putNumber(payload, "games_per_pairing", games);
+      else putNumber(payload, "matches_per_bot", matches);
+      if (format === "gauntlet") {
+        payload.challenger_ids = chosen
+          .filter((row) => challenger(row).checked)
+          .map((row) => Number(challenger(row).value));
+        if (sprtOn.checked) {
+          const sprt = {};
+          putNumber(sprt, "elo0", document.getElementById("sprt-elo0"));
+          putNumber(sprt, "elo1", document.getElementById("sprt-elo1"));
+          putNumber(sprt, "alpha", document.getElementById("sprt-alpha"));
+          putNumber(sprt, "beta", document.getElementById("sprt-beta"));
+          payload.sprt = sprt;
+        }
+      }
+      if (presetSelect.value) payload.preset = presetSelect.value;
       if (String(data.get("seed") || "").trim() !== "") payload.seed = Number(data.get("seed"));
       const token = String(data.get("token") || "").trim();
       busy(tournament, true);
@@ -206,37 +324,95 @@
   }
 
   // ---------------------------------------------------------------- cancel a tournament
-  const cancel = document.getElementById("cancel-form");
-  if (cancel) {
-    cancel.addEventListener("submit", async (event) => {
-      event.preventDefault();
-      if (!window.confirm("Cancel this tournament? Matches not started yet will not be played.")) {
-        return;
-      }
-      const error = cancel.querySelector(".form-error");
-      error.hidden = true;
-      const token = String(new FormData(cancel).get("token") || "").trim();
-      busy(cancel, true);
-      const result = await postJSON(cancel.dataset.api, {}, token);
-      busy(cancel, false);
-      if (!result.ok) {
-        showError(error, result.lines);
-        return;
-      }
-      window.location.reload();
-    });
-  }
+  // listened to on the document: a live update replaces the section the form is in
+  document.addEventListener("submit", async (event) => {
+    const cancel = event.target;
+    if (!(cancel instanceof HTMLFormElement) || cancel.id !== "cancel-form") return;
+    event.preventDefault();
+    if (!window.confirm("Cancel this tournament? Matches not started yet will not be played.")) {
+      return;
+    }
+    const error = cancel.querySelector(".form-error");
+    error.hidden = true;
+    const token = String(new FormData(cancel).get("token") || "").trim();
+    busy(cancel, true);
+    const result = await postJSON(cancel.dataset.api, {}, token);
+    busy(cancel, false);
+    if (!result.ok) {
+      showError(error, result.lines);
+      return;
+    }
+    window.location.reload();
+  });
+  const cancelForm = document.getElementById("cancel-form");
+  if (cancelForm) enhance(cancelForm.parentElement);
 
   // ---------------------------------------------------------------- live pages
-  // Reload while matches are being played, unless someone is typing in a form.
+  // While matches are being played, ask every few seconds whether the page changed (a
+  // conditional request with the page's ETag: 304 when it did not) and, when it did,
+  // put in the sections marked data-live that differ, keeping the scroll position.
+  // Nothing happens while someone is typing in a form.  A page without such sections
+  // (a match waiting to be played) is reloaded when it changed.
   const live = document.querySelector("[data-refresh]");
   if (live) {
     const seconds = Number(live.dataset.refresh) || 5;
-    window.setInterval(() => {
-      const typing = Array.from(document.querySelectorAll("input, textarea, select")).some(
+    let etag = live.dataset.etag || "";
+    // what the server last sent for each section (the page's own copy may have been
+    // changed by the script since, e.g. a form shown)
+    const sent = new Map();
+    document.querySelectorAll("[data-live][id]").forEach((el) => sent.set(el.id, el.outerHTML));
+    let timer = null;
+    let polling = false;
+
+    const typing = () =>
+      Array.from(document.querySelectorAll("input, textarea, select")).some(
         (el) => el === document.activeElement || (el.type !== "checkbox" && el.value)
       );
-      if (!typing) window.location.reload();
-    }, seconds * 1000);
+
+    const poll = async () => {
+      if (polling || typing()) return;
+      polling = true;
+      try {
+        const headers = { Accept: "text/html" };
+        if (etag) headers["If-None-Match"] = etag;
+        // no-store: the answer (304 included) comes to this script as the server sent it
+        const response = await fetch(window.location.href, {
+          headers: headers,
+          cache: "no-store",
+          credentials: "same-origin",
+        });
+        if (response.status === 304 || !response.ok) return;
+        const text = await response.text();
+        if (typing()) return; // someone started typing meanwhile: the next poll will do
+        const fresh = new DOMParser().parseFromString(text, "text/html");
+        etag = response.headers.get("ETag") || etag;
+        const ids = Array.from(fresh.querySelectorAll("[data-live][id]"), (el) => el.id);
+        const same = ids.length === sent.size && ids.every((id) => sent.has(id));
+        if (sent.size === 0 || !same) {
+          window.location.reload();
+          return;
+        }
+        const x = window.scrollX;
+        const y = window.scrollY;
+        ids.forEach((id) => {
+          const incoming = fresh.getElementById(id);
+          const html = incoming.outerHTML;
+          if (sent.get(id) === html) return;
+          sent.set(id, html);
+          const node = document.importNode(incoming, true);
+          enhance(node);
+          document.getElementById(id).replaceWith(node);
+        });
+        window.scrollTo(x, y);
+        document.title = fresh.title || document.title;
+        const still = fresh.querySelector("[data-refresh]");
+        if (!still) window.clearInterval(timer); // the matches are played: nothing to follow
+      } catch (err) {
+        // the server could not be reached: the next poll tries again
+      } finally {
+        polling = false;
+      }
+    };
+    timer = window.setInterval(poll, seconds * 1000);
   }
 })();
