@@ -21,7 +21,7 @@ from flask.testing import FlaskClient
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from arena import services, tasks
+from arena import services
 from arena.app import create_app
 from arena.config import Config
 from arena.db import Database
@@ -36,12 +36,13 @@ from arena.models import (
     Tournament,
     TournamentEntry,
 )
-from arena.referee import MatchRecord, PolicyClient, Referee, policy_rng
+from arena.referee import PolicyClient, Referee, policy_rng
 from arena.replay import seat_events
 from arena.standings import crosstable, record_result, sprt_summary
 from arena.standings import standings as tournament_standings
 from arena.web.pages import signed
 from arena.web.replay_steps import step_positions
+from tests.test_tournament_formats import finish
 
 NAV = ("Leaderboards", "Bots", "Tournaments", "API docs")
 DASH = "\u2013"  # an en dash, as the pages put between numbers
@@ -511,26 +512,7 @@ def finish_match(session: Session, match_id: int, ranks: list[int]) -> bool:
     return True
 
 
-def save_through_the_worker(app: Flask, match_id: int, ranks: list[int]) -> bool:
-    """Store a result the way a worker does (``tasks.save_result``); False when the match
-    is no longer queued (a decided challenger's)."""
-    database = app.extensions["arena.db"]
-    with database.session() as session:
-        match = session.get(Match, match_id)
-        if match.status != "queued":
-            return False
-        match.status = "running"
-        seats = len(match.seats)
-    record = MatchRecord(
-        match_id=str(match_id),
-        game="cactus",
-        seed=1,
-        options={},
-        players=[f"p{i}" for i in range(seats)],
-        outcome={"ranks": ranks, "scores": [0] * seats, "rounds": []},
-        strikes=[0] * seats,
-    )
-    return tasks.save_result(database, match_id, record)
+save_through_the_worker = finish  # tasks.save_result, as a worker stores a result
 
 
 def play_gauntlet(session: Session, tournament_id: int, win_rates: dict[int, float]) -> None:
