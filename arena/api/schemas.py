@@ -400,12 +400,6 @@ class StandingSchema(Schema):
     )
 
 
-class CrossCellSchema(Schema):
-    wins = fields.Integer()
-    draws = fields.Integer()
-    losses = fields.Integer()
-
-
 class EntrySchema(Schema):
     id = fields.Integer()
     name = fields.String()
@@ -415,8 +409,13 @@ class CrosstableSchema(Schema):
     bots = fields.List(fields.Nested(EntrySchema))
     cells = fields.Dict(
         keys=fields.String(),
-        values=fields.Dict(keys=fields.String(), values=fields.Nested(CrossCellSchema)),
-        metadata={"description": "cells[a][b]: a's pairwise results against b"},
+        # a cell is written as it is (a schema per cell is most of the answer's time
+        # for a few thousand cells)
+        values=fields.Dict(keys=fields.String(), values=fields.Raw()),
+        metadata={
+            "description": "cells[a][b]: a's pairwise results against b, "
+            '{"wins", "draws", "losses"}; no cell where a and b have not met'
+        },
     )
 
 

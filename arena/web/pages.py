@@ -350,6 +350,9 @@ def tournament(tournament_id: int) -> Response:
             )
         )
         live = _is_live(found, progress)
+        crosstable = (
+            standings.crosstable(session, found) if len(rows) <= CROSSTABLE_MAX_BOTS else None
+        )
         body = render_template(
             "tournament.html",
             tournament=found,
@@ -361,9 +364,8 @@ def tournament(tournament_id: int) -> Response:
                 {**row, "position": n} for n, row in enumerate(rows, start=1) if row["challenger"]
             ],
             duplicate=found.deal == "duplicate",
-            crosstable=(
-                standings.crosstable(session, found) if len(rows) <= CROSSTABLE_MAX_BOTS else None
-            ),
+            crosstable=crosstable,
+            crosstable_rows=_crosstable_rows(crosstable),
             crosstable_max=CROSSTABLE_MAX_BOTS,
             stop_rule=_stop_rule(standings.sprt_summary(session, found)),
             matches=matches,
@@ -372,6 +374,29 @@ def tournament(tournament_id: int) -> Response:
             etag=quote_etag(etag, weak=True),  # the header's value, for forms.js
         )
         return _validators(Response(body, mimetype="text/html"), etag)
+
+
+def _crosstable_rows(crosstable: dict[str, Any] | None) -> list[tuple[Any, list[Any]]]:
+    """Each row's bot and its cells as (class, text): the template only writes them out
+    (a thousand cells cost little more than a thousand strings)."""
+    if crosstable is None:
+        return []
+    rows = []
+    for row in crosstable["bots"]:
+        cells = crosstable["cells"].get(str(row["id"]), {})
+        line = []
+        for col in crosstable["bots"]:
+            cell = cells.get(str(col["id"]))
+            if col["id"] == row["id"]:
+                line.append(("self", "\u2014"))
+            elif cell is None:
+                line.append(("muted", "\u00b7"))
+            else:
+                wins, draws, losses = cell["wins"], cell["draws"], cell["losses"]
+                lead = "ahead" if wins > losses else "behind" if wins < losses else "level"
+                line.append((f"wdl {lead}", f"{wins}\u2013{draws}\u2013{losses}"))
+        rows.append((row, line))
+    return rows
 
 
 def _is_live(tournament: Tournament, progress: dict[str, int]) -> bool:
