@@ -1,15 +1,15 @@
 """Tournament formats: pure functions from bots and parameters to tables and seeds.
 
 No database, web or task queue: ``arena.services`` writes what these return.  Every
-schedule is deterministic from its seed (one ``random.Random(seed)``), built round by
-round (a tournament stopped half way has played every bot about equally), and reports
-what it achieved (``balance``).
+schedule is deterministic from its seed (``random.Random``, never the global one), is
+built round by round (a tournament stopped half way has played every bot about equally),
+and says what it achieved (``balance``).
 
 - ``round_robin``: every combination of ``seats`` bots, ``games_per_pairing`` times, the
   r-th game of a combination with its seating rotated by r.
 - ``balanced``: every bot plays ``matches_per_bot`` matches (a few one more when the seats
   do not divide the total), each seat equally often (±1), every pair of bots meeting as
-  evenly as the numbers allow.
+  evenly as the numbers allow; a bot plays at most once per round.
 - ``gauntlet``: each challenger against the field, never two challengers at a table.
 
 ``deal="duplicate"``: each table of the base schedule becomes ``seats`` matches with one
@@ -23,18 +23,17 @@ from __future__ import annotations
 
 import itertools
 import math
+import numbers
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 MAX_SEED = 2**53 - 1  # a seed survives a trip through JSON in a browser
 DEALS = ("independent", "duplicate")
+FORMATS = ("round_robin", "balanced", "gauntlet")
 MIN_SEATS, MAX_SEATS = 2, 8
-MAX_ATTEMPTS = 8  # builds of a small balanced schedule, the most even one kept
-ATTEMPT_TABLES = 1500  # ... as long as all the builds together stay about this many tables
 
 
 class FormatError(ValueError):
@@ -43,6 +42,8 @@ class FormatError(ValueError):
 
 @dataclass(frozen=True)
 class Table:
+    """One match: who sits where, its deal, and when it is queued."""
+
     seats: tuple[int, ...]  # bot id in each seat
     seed: int  # the deal
     deal: int | None  # duplicate deal group (None: an independent deal)
@@ -51,9 +52,9 @@ class Table:
 
 @dataclass(frozen=True)
 class Balance:
-    """What a schedule achieved."""
+    """What a schedule achieved, for the organiser to see before the first match."""
 
-    matches_per_bot: tuple[int, int]  # (fewest, most)
+    matches_per_bot: tuple[int, int]  # (fewest, most); a gauntlet's challengers
     seat_spread: int  # the most a bot's count in one seat exceeds its count in another
     pair_meetings: tuple[int, int]  # (fewest, most) over the pairs that may meet
 
@@ -65,19 +66,39 @@ class Balance:
         }
 
 
-# -- checks -----------------------------------------------------------------------------
-def _check_common(bot_ids: Sequence[int], seats: int, deal: str) -> None:
+# -- checks: shared by the builders and match_count, so both refuse the same things -----
+def _whole(value: object) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _check_seats(seats: int, deal: str) -> None:
     if deal not in DEALS:
         raise FormatError(f"deal must be one of {', '.join(DEALS)}, not {deal!r}")
+    if not _whole(seats):
+        raise FormatError("seats_per_match must be a whole number")
     if not MIN_SEATS <= seats <= MAX_SEATS:
         raise FormatError(f"seats_per_match must be {MIN_SEATS} to {MAX_SEATS}")
-    if len(set(bot_ids)) != len(bot_ids):
+
+
+def _check_ids(ids: Iterable[int]) -> list[int]:
+    bots = list(ids)
+    if not all(_whole(b) for b in bots):
+        raise FormatError("bot ids must be whole numbers")
+    bots = [int(b) for b in bots]
+    if len(set(bots)) != len(bots):
         raise FormatError("a bot is listed more than once")
+    return bots
 
 
-def _base_count(count: int, name: str, seats: int, deal: str) -> int:
-    """A per-bot count of matches as the base schedule counts it (duplicate: deals)."""
-    if count < 1:
+def _check_enough(n_bots: int, seats: int) -> None:
+    if n_bots < seats:
+        raise FormatError(f"{seats} seats per match need at least {seats} bots")
+
+
+def _base_count(count: int | None, name: str, seats: int, deal: str) -> int:
+    """A per-bot count of matches played, as the base schedule counts it (duplicate:
+    deals, each played once per seat)."""
+    if not _whole(count) or count < 1:
         raise FormatError(f"{name} must be at least 1")
     if deal == "duplicate":
         if count % seats:
@@ -89,9 +110,32 @@ def _base_count(count: int, name: str, seats: int, deal: str) -> int:
     return count
 
 
-# -- schedules ---------------------------------------------------------------------------
+def _check_round_robin(n_bots: int, seats: int, games: int | None, deal: str) -> int:
+    _check_seats(seats, deal)
+    _check_enough(n_bots, seats)
+    if not _whole(games) or games < 1 or games % seats:
+        # the wording v1 used: organisers and the API tests know it
+        raise FormatError(
+            f"games_per_pairing must be a positive multiple of seats_per_match "
+            f"({seats}) so that every bot plays every seat equally often"
+        )
+    return games
+
+
+def _check_gauntlet(n_challengers: int, n_field: int, seats: int) -> None:
+    if n_challengers < 1:
+        raise FormatError("a gauntlet needs at least one challenger")
+    if n_field < seats - 1:
+        raise FormatError(
+            f"the field (the bots that are not challengers) needs at least "
+            f"{seats - 1} bots for {seats} seats per match"
+        )
+
+
+# -- seeds --------------------------------------------------------------------------------
 def _deal(base: list[tuple[tuple[int, ...], int]], seats: int, seed: int, deal: str) -> list[Table]:
-    """Seeds for the base tables (in order); duplicate deals rotate each base table."""
+    """Seeds drawn in schedule order from ``random.Random(seed)`` (v1's round robin drew
+    them so); a duplicate base table becomes its ``seats`` rotations, one seed."""
     rng = random.Random(seed)
     if deal == "independent":
         return [Table(s, rng.randint(0, MAX_SEED), None, r) for s, r in base]
@@ -102,6 +146,7 @@ def _deal(base: list[tuple[tuple[int, ...], int]], seats: int, seed: int, deal: 
     return tables
 
 
+# -- round robin ----------------------------------------------------------------------------
 def round_robin(
     bot_ids: Iterable[int],
     seats_per_match: int,
@@ -111,169 +156,330 @@ def round_robin(
     deal: str = "independent",
 ) -> list[Table]:
     """Every combination of ``seats_per_match`` bots ``games_per_pairing`` times, round by
-    round (the r-th game of a combination rotated by r: each bot sits in each seat
-    equally often); with duplicate deals, ``games_per_pairing / seats`` deals each."""
-    ids = list(bot_ids)
-    _check_common(ids, seats_per_match, deal)
-    bots = sorted(ids)
-    if len(bots) < seats_per_match:
-        raise FormatError(f"{seats_per_match} seats per match need at least {seats_per_match} bots")
-    if games_per_pairing < 1 or games_per_pairing % seats_per_match:
-        raise FormatError(
-            f"games_per_pairing must be a positive multiple of seats_per_match "
-            f"({seats_per_match}) so that every bot plays every seat equally often"
-        )
-    combos = list(itertools.combinations(bots, seats_per_match))
+    round; round r seats every combination rotated by r, so each bot sits in each seat
+    equally often.  Independent deals reproduce v1's schedules seed for seed.  With
+    duplicate deals each combination gets ``games_per_pairing / seats`` deals."""
+    bots = sorted(_check_ids(bot_ids))
+    k = seats_per_match
+    games = _check_round_robin(len(bots), k, games_per_pairing, deal)
+    combos = list(itertools.combinations(bots, k))
     if deal == "duplicate":
-        games = games_per_pairing // seats_per_match
-        base = [(combo, r) for r in range(games) for combo in combos]
-        return _deal(base, seats_per_match, seed, deal)
-    base = [
-        (combo[r % seats_per_match :] + combo[: r % seats_per_match], r)
-        for r in range(games_per_pairing)
-        for combo in combos
-    ]
-    return _deal(base, seats_per_match, seed, deal)
+        base = [(combo, r) for r in range(games // k) for combo in combos]
+    else:
+        base = [(c[r % k :] + c[: r % k], r) for r in range(games) for c in combos]
+    return _deal(base, k, seed, deal)
 
 
-class _Planner:
-    """Tables one at a time, keeping the counts that make them even: matches and seat
-    counts per bot, meetings per pair."""
-
-    def __init__(self, n: int, seats: int, rng: random.Random):
-        self.seats = seats
-        self.rng = rng
-        self.played = np.zeros(n, dtype=np.int64)
-        self.in_seat = np.zeros((n, seats), dtype=np.int64)
-        self.met = np.zeros((n, n), dtype=np.int64)
-        self.noise = np.random.default_rng(rng.getrandbits(64))
-
-    def table(self) -> list[int]:
-        """The next table's bots: those who have played least must play (a bot never
-        gets two matches ahead of another); among the candidates, the table whose bots
-        have met each other least, built greedily from a few starting bots."""
-        level = int(self.played.min())
-        lowest = np.flatnonzero(self.played == level)
-        if len(lowest) >= self.seats:
-            forced, pool = [], lowest
-        else:
-            forced, pool = [int(b) for b in lowest], np.flatnonzero(self.played == level + 1)
-        if forced:
-            starts = [forced]
-        else:
-            order = pool[np.argsort(self.noise.random(len(pool)))]
-            tries = 8 if len(order) <= 64 else 1  # more starts where choices are few
-            starts = [[int(b)] for b in order[:tries]]
-        best, best_cost = None, None
-        for first in starts:
-            table = self._fill(first, pool)
-            rows = np.array(table)
-            cost = float(self.met[np.ix_(rows, rows)].sum())
-            if best_cost is None or cost < best_cost:
-                best, best_cost = table, cost
-        return best
-
-    def _fill(self, first: list[int], pool: np.ndarray) -> list[int]:
-        table = list(first)
-        seated = np.zeros(len(self.played), dtype=bool)
-        seated[table] = True
-        candidates = pool[~seated[pool]]
-        met = self.met[table].sum(axis=0) + self.noise.random(len(self.played)) * 0.5
-        while len(table) < self.seats:
-            pick = int(candidates[int(np.argmin(met[candidates]))])
-            table.append(pick)
-            met += self.met[pick]
-            candidates = candidates[candidates != pick]
-        return table
-
-    def seat(self, table: list[int]) -> tuple[int, ...]:
-        """Seats by a minimum-cost assignment: a bot goes where it has sat least, a seat
-        above its fewest costs much more than one at it (seat spread stays at 1)."""
-        counts = self.in_seat[table]
-        excess = counts - counts.min(axis=1, keepdims=True)
-        cost = excess * excess * 16 + counts + self.noise.random(counts.shape) * 0.1
-        rows, cols = linear_sum_assignment(cost)
-        seating = [0] * self.seats
-        for row, col in zip(rows, cols, strict=True):
-            seating[col] = table[row]
-        return tuple(seating)
-
-    def add(self, seating: tuple[int, ...]) -> None:
-        idx = list(seating)
-        self.played[idx] += 1
-        self.in_seat[idx, list(range(self.seats))] += 1
-        self.met[np.ix_(idx, idx)] += 1
-        self.met[idx, idx] -= 1
+# -- balanced -------------------------------------------------------------------------------
+ROUND_ATTEMPTS = 4  # builds of a round that repeats meetings, the cheapest kept
+POLISH_SWEEPS = 4  # passes of the schedule-wide swap search, when one is needed
+POLISH_WORK = 250_000  # ... and only while its cost, bots squared times matches per bot, is below
 
 
-def _even_seats(
-    base: list[tuple[tuple[int, ...], int]], n: int, k: int
-) -> list[tuple[tuple[int, ...], int]]:
-    """Seats made equitable: every bot in every seat equally often, ±1 (de Werra's
-    equitable edge colouring of the bipartite graph of tables and bots).
+def _greedy_round(
+    cost: np.ndarray, n_tables: int, k: int, n_must: int, ties: np.ndarray
+) -> np.ndarray:
+    """Tables for one round's candidates (``cost``: what each pair meeting again costs):
+    each table starts from the first unseated candidate and adds the one that costs
+    least with those already there.  The first ``n_must`` candidates must play; the
+    others left over sit the round out (table ``n_tables``).  Equal costs go by
+    ``ties`` (distinct, below 1), not by position: the bots who must play would
+    otherwise all start at one table, round after round."""
+    r = len(cost)
+    table = np.full(r, n_tables)
+    seated = np.zeros(r)  # inf once seated: never the cheapest again
+    must_left, first = n_must, 0
+    for t in range(n_tables):
+        while table[first] != n_tables:
+            first += 1
+        pick = first
+        added = ties + seated
+        for step in range(k):
+            table[pick], seated[pick], added[pick] = t, np.inf, np.inf
+            must_left -= pick < n_must
+            if step == k - 1:
+                break
+            added += cost[pick]
+            if must_left >= (n_tables - t) * k - 1 - step:
+                pick = int(np.argmin(added[:n_must]))  # the seats left are theirs
+            else:
+                pick = int(np.argmin(added))
+    return table
 
-    For two seats a and b, each table is an edge between its bot at a and its bot at b;
-    giving every edge a direction (tail: seat a) along Euler circuits makes every bot's
-    counts at a and b differ by at most one.  Doing so for a pair whose counts differ by
-    two or more lowers the sum of squared counts, so repeating it over the pairs ends,
-    with every bot's spread at most one."""
-    tables = [list(seating) for seating, _ in base]
-    in_seat = np.zeros((n, k), dtype=np.int64)
-    for seating in tables:
-        in_seat[seating, list(range(k))] += 1
-    while True:
-        spread = in_seat.max(axis=1) - in_seat.min(axis=1)
-        uneven = np.flatnonzero(spread >= 2)
-        if not len(uneven):
+
+def _improve_round(cost: np.ndarray, table: np.ndarray, n_tables: int, n_must: int) -> float:
+    """Swap two candidates (different tables, or a table and the bench) while a swap
+    lowers the round's cost; only candidates that cost something are moved, so a round
+    of strangers costs nothing to check.  Changes ``table`` in place; returns what the
+    round still costs (the meetings it repeats, weighted as ``cost`` says)."""
+    r = len(table)
+    bench = n_tables
+    order = np.argsort(table, kind="stable")  # table by table, the bench last
+    seated = order[: int((table < bench).sum())]
+    k = len(seated) // n_tables
+    groups = seated.reshape(n_tables, k)
+    if not cost[groups[:, :, None], groups[:, None, :]].any():
+        return 0.0  # strangers at every table: the usual case among many bots
+    at = np.zeros((r, n_tables + 1))  # at[i, t]: what i costs at table t (as it is now)
+    at[:, :bench] = np.add.reduceat(cost[:, seated], np.arange(0, len(seated), k), axis=1)
+    must = np.arange(r) < n_must
+    for _ in range(4 * r + 16):  # each swap lowers an integer cost: this is a backstop
+        own = at[np.arange(r), table]
+        rows = np.flatnonzero(own > 0)
+        if not len(rows):
+            return 0.0
+        benched = table == bench
+        sub = cost[rows]
+        # i goes to j's table without j, and j to i's table without i
+        delta = at[rows][:, table] + at[:, table[rows]].T - 2 * sub
+        delta -= own[rows, None] + own[None, :]
+        delta[:, benched] += sub[:, benched]  # the bench has no one to meet
+        delta[table[rows, None] == table[None, :]] = np.inf
+        delta[np.ix_(must[rows], benched)] = np.inf  # who must play cannot sit out
+        best = int(np.argmin(delta))
+        a, j = divmod(best, r)
+        if delta[a, j] >= -0.5:
             break
-        bot = int(uneven[0])
-        a, b = int(np.argmax(in_seat[bot])), int(np.argmin(in_seat[bot]))
-        edges = [(t, seating[a], seating[b]) for t, seating in enumerate(tables)]
-        for t, tail, head in _balanced_orientation(edges, n):
-            tables[t][a], tables[t][b] = tail, head
-        in_seat[:, a] = 0
-        in_seat[:, b] = 0
-        for seating in tables:
-            in_seat[seating[a], a] += 1
-            in_seat[seating[b], b] += 1
-    return [(tuple(seating), r) for seating, (_, r) in zip(tables, base, strict=True)]
+        i = int(rows[a])
+        ti, tj = table[i], table[j]
+        moved = cost[:, j] - cost[:, i]
+        if ti != bench:
+            at[:, ti] += moved
+        if tj != bench:
+            at[:, tj] -= moved
+        table[i], table[j] = tj, ti
+    return float(at[np.arange(r), table].sum()) / 2  # each repeat counted from both ends
 
 
-def _balanced_orientation(edges: list[tuple[int, int, int]], n: int) -> list[tuple[int, int, int]]:
-    """Each edge (id, u, v) given a direction (id, tail, head) so that every vertex's
-    tails and heads differ by at most one: odd vertices are joined to a dummy vertex,
-    then every edge is walked along Euler circuits (Hierholzer)."""
-    dummy = n
-    ends = [(u, v) for _, u, v in edges]
-    degree = np.zeros(n + 1, dtype=np.int64)
+def _meetings_target_met(met: np.ndarray) -> bool:
+    """Strangers where the mean is at most one meeting, else within two of each other."""
+    pairs = met[np.triu_indices(len(met), 1)]
+    low, high = int(pairs.min()), int(pairs.max())
+    return high <= 1 if pairs.mean() <= 1 else high - low <= 2
+
+
+def _polish(groups: list[list[int]], rounds: list[int], met: np.ndarray) -> None:
+    """Schedule-wide: swap two bots at different tables of one round while that makes
+    pair meetings more even (sum of meetings to the fourth power: the extremes cost
+    most).  Rounds and matches per bot stay as they are; seats come later.  In place."""
+    by_round: dict[int, list[int]] = {}
+    for t, r in enumerate(rounds):
+        by_round.setdefault(r, []).append(t)
+    k = len(groups[0])
+    for _ in range(POLISH_SWEEPS):
+        swapped = False
+        for tables in by_round.values():
+            if len(tables) < 2:
+                continue
+            owner = np.repeat(np.arange(len(tables)), k)
+            while True:
+                members = np.array([b for t in tables for b in groups[t]])
+                m = met[np.ix_(members, members)].astype(np.float64)
+                up = (m + 1) ** 4 - m**4  # one meeting more
+                down = np.where(m > 0, (m - 1) ** 4 - m**4, 0.0)  # one fewer
+                np.fill_diagonal(up, 0.0)
+                np.fill_diagonal(down, 0.0)
+                one_hot = np.zeros((len(members), len(tables)))
+                one_hot[np.arange(len(members)), owner] = 1.0
+                join, leave = up @ one_hot, down @ one_hot
+                gone = leave[np.arange(len(members)), owner]
+                moving = join[:, owner] - up  # i joins j's table, which j leaves
+                delta = moving + moving.T + gone[:, None] + gone[None, :]
+                delta[owner[:, None] == owner[None, :]] = np.inf
+                best = int(np.argmin(delta))
+                i, j = divmod(best, len(members))
+                if delta[i, j] >= -0.5:
+                    break
+                ti, tj = tables[owner[i]], tables[owner[j]]
+                x, y = int(members[i]), int(members[j])
+                rest_i = [b for b in groups[ti] if b != x]
+                rest_j = [b for b in groups[tj] if b != y]
+                for bot, old, new in ((x, rest_i, rest_j), (y, rest_j, rest_i)):
+                    met[bot, old] -= 1
+                    met[old, bot] -= 1
+                    met[bot, new] += 1
+                    met[new, bot] += 1
+                groups[ti][groups[ti].index(x)] = y
+                groups[tj][groups[tj].index(y)] = x
+                swapped = True
+        if not swapped:
+            return
+
+
+def _balanced_groups(
+    n: int, k: int, per_bot: int, rng: random.Random
+) -> tuple[list[list[int]], list[int]]:
+    """Who plays together, round by round: ``(bots, round)`` per table, unseated.
+
+    A round seats those who have played least (ties at random), so matches per bot never
+    differ by more than one at any point; its tables are chosen to repeat as few
+    meetings as possible (greedy, then improving swaps, the bench included)."""
+    total = math.ceil(n * per_bot / k)
+    played = np.zeros(n, dtype=np.int64)
+    met = np.zeros((n, n), dtype=np.int64)
+    groups: list[list[int]] = []
+    rounds: list[int] = []
+    round_number = 0
+    while len(groups) < total:
+        n_tables = min(n // k, total - len(groups))
+        shuffle = np.array(rng.sample(range(n), n))
+        order = np.lexsort((shuffle, played))
+        level = played[order[n_tables * k - 1]]
+        must = order[played[order] < level]
+        members = np.concatenate([must, order[played[order] == level]])
+        cost = met[np.ix_(members, members)].astype(np.float64)
+        best, best_cost = None, math.inf
+        for _ in range(ROUND_ATTEMPTS):  # a round that repeats meetings is tried again
+            ties = np.array(rng.sample(range(len(members)), len(members))) / len(members)
+            table = _greedy_round(cost, n_tables, k, len(must), ties)
+            repeated = _improve_round(cost, table, n_tables, len(must))
+            if repeated < best_cost:
+                best, best_cost = table, repeated
+            if not repeated:
+                break
+        table = best
+        for t in range(n_tables):
+            bots = members[table == t]
+            played[bots] += 1
+            met[np.ix_(bots, bots)] += 1
+            met[bots, bots] -= 1
+            groups.append([int(b) for b in bots])
+            rounds.append(round_number)
+        round_number += 1
+    if total > 1 and n * n * per_bot <= POLISH_WORK and not _meetings_target_met(met):
+        _polish(groups, rounds, met)
+    return groups, rounds
+
+
+def _seat(bots: Sequence[int], in_seat: np.ndarray, rng: random.Random) -> list[int]:
+    """A seating (bot per seat) giving each bot a seat it has sat in least, found by
+    augmenting paths (Kuhn); a bot no such seating can serve takes a free seat, and
+    ``_even_seats`` settles it later."""
+    k = len(bots)
+    counts = in_seat[list(bots)].tolist()
+    seats = list(range(k))
+    rng.shuffle(seats)
+    wanted = [[s for s in seats if row[s] == min(row)] for row in counts]
+    holder: list[int] = [-1] * k
+
+    def place(i: int, seen: set[int]) -> bool:
+        for s in wanted[i]:
+            if s not in seen:
+                seen.add(s)
+                if holder[s] < 0 or place(holder[s], seen):
+                    holder[s] = i
+                    return True
+        return False
+
+    for i in sorted(range(k), key=lambda i: len(wanted[i])):
+        if not place(i, set()):
+            empty = [s for s in seats if holder[s] < 0]
+            holder[min(empty, key=lambda s: counts[i][s])] = i
+    return [bots[i] for i in holder]
+
+
+def _balanced_orientation(ends: list[tuple[int, int]], n: int) -> list[bool]:
+    """Each edge (u, v) of a multigraph on ``n`` vertices given a direction (True: u to
+    v) so that every vertex's out and in degrees differ by at most one: odd vertices
+    are joined to a dummy, then every edge is walked along closed trails (Hierholzer)."""
+    degree = [0] * n
     for u, v in ends:
         degree[u] += 1
         degree[v] += 1
-    ends += [(int(x), dummy) for x in np.flatnonzero(degree[:n] % 2)]
+    edges = list(ends) + [(x, n) for x in range(n) if degree[x] % 2]
     incident: list[list[int]] = [[] for _ in range(n + 1)]
-    for e, (u, v) in enumerate(ends):
+    for e, (u, v) in enumerate(edges):
         incident[u].append(e)
         incident[v].append(e)
-    used = [False] * len(ends)
+    used = [False] * len(edges)
+    forward = [False] * len(edges)
     position = [0] * (n + 1)
-    direction: dict[int, tuple[int, int]] = {}
     for start in range(n + 1):
-        stack = [(start, -1)]
+        stack = [start]
         while stack:
-            vertex, _ = stack[-1]
-            edges_here = incident[vertex]
-            while position[vertex] < len(edges_here) and used[edges_here[position[vertex]]]:
+            vertex = stack[-1]
+            here = incident[vertex]
+            while position[vertex] < len(here) and used[here[position[vertex]]]:
                 position[vertex] += 1
-            if position[vertex] == len(edges_here):
+            if position[vertex] == len(here):
                 stack.pop()
                 continue
-            e = edges_here[position[vertex]]
+            e = here[position[vertex]]
             used[e] = True
-            u, v = ends[e]
-            other = v if u == vertex else u
-            direction[e] = (vertex, other)
-            stack.append((other, e))
-    return [(t, *direction[e]) for e, (t, _, _) in enumerate(edges)]
+            u, v = edges[e]
+            forward[e] = u == vertex
+            stack.append(v if u == vertex else u)
+    return forward[: len(ends)]
+
+
+def _trade_seats(
+    x: int,
+    a: int,
+    b: int,
+    seatings: list[list[int]],
+    in_seat: list[list[int]],
+    tables_of: list[list[int]],
+) -> bool:
+    """Move ``x`` from seat ``a`` to seat ``b`` at one of its tables along a chain of
+    table mates (found breadth first), each taking the ``a`` seat of the one before it,
+    ending at a bot for whom one more ``a`` and one fewer ``b`` evens its counts; the
+    bots in between keep their counts.  False when no chain exists."""
+    parent: dict[int, tuple[int, int]] = {x: (-1, -1)}
+    queue = [x]
+    for u in queue:
+        for t in tables_of[u]:
+            seating = seatings[t]
+            v = seating[b]
+            if seating[a] != u or v in parent:
+                continue
+            parent[v] = (u, t)
+            counts = in_seat[v]
+            if counts[a] == min(counts) < counts[b] == max(counts):
+                in_seat[v][a] += 1
+                in_seat[v][b] -= 1
+                in_seat[x][a] -= 1
+                in_seat[x][b] += 1
+                while v != x:
+                    u, t = parent[v]
+                    seatings[t][a], seatings[t][b] = v, u
+                    v = u
+                return True
+            queue.append(v)
+    return False
+
+
+def _even_seats(seatings: list[list[int]], n: int, k: int) -> None:
+    """Make every bot's seat counts differ by at most one, where the greedy seating left
+    a bot two apart: first by a chain of seat trades (``_trade_seats``); failing that by
+    de Werra's equitable colouring step, in which the tables are edges (bot at a, bot at
+    b) and a balanced orientation puts each edge's tail at a, leaving every bot's a and b
+    counts within one.  Each step lowers the sum of squared counts, so the loop ends."""
+    in_seat = [[0] * k for _ in range(n)]
+    tables_of: list[list[int]] = [[] for _ in range(n)]
+    for t, seating in enumerate(seatings):
+        for s, bot in enumerate(seating):
+            in_seat[bot][s] += 1
+            tables_of[bot].append(t)
+    uneven = [x for x in range(n) if max(in_seat[x]) - min(in_seat[x]) >= 2]
+    while uneven:
+        x = uneven.pop()
+        counts = in_seat[x]
+        if max(counts) - min(counts) < 2:
+            continue
+        a, b = counts.index(max(counts)), counts.index(min(counts))
+        if not _trade_seats(x, a, b, seatings, in_seat, tables_of):
+            forward = _balanced_orientation([(s[a], s[b]) for s in seatings], n)
+            for seating, keep in zip(seatings, forward, strict=True):
+                if not keep:
+                    seating[a], seating[b] = seating[b], seating[a]
+            for row in in_seat:
+                row[a] = row[b] = 0
+            for seating in seatings:
+                in_seat[seating[a]][a] += 1
+                in_seat[seating[b]][b] += 1
+            uneven = [y for y in range(n) if max(in_seat[y]) - min(in_seat[y]) >= 2]
+            continue
+        uneven.append(x)  # it may still be two apart between other seats
 
 
 def balanced(
@@ -284,43 +490,33 @@ def balanced(
     seed: int,
     deal: str = "independent",
 ) -> list[Table]:
-    """Every bot ``matches_per_bot`` matches: ``ceil(n * m / seats)`` tables, the seats
-    left over going to the bots that have played least (they play ``m + 1``); each seat
-    equally often (±1); every pair of bots meeting as evenly as the numbers allow.  Round
-    by round: in each round a bot plays at most once, those who have played least first."""
-    ids = list(bot_ids)
-    _check_common(ids, seats_per_match, deal)
-    if len(ids) < seats_per_match:
-        raise FormatError(f"{seats_per_match} seats per match need at least {seats_per_match} bots")
-    per_bot = _base_count(matches_per_bot, "matches_per_bot", seats_per_match, deal)
-    bots = sorted(ids)
-    n, k = len(bots), seats_per_match
-    total = math.ceil(n * per_bot / k)
-    rng = random.Random(f"balanced:{seed}")
-    # the greedy tables depend on its random tie-breaks: small schedules are built a
-    # few times and the one whose pairs meet most evenly is kept
-    attempts = max(1, min(MAX_ATTEMPTS, ATTEMPT_TABLES // total))
-    best, best_key = [], None
-    for _ in range(attempts):
-        plan = _Planner(n, k, rng)
-        base: list[tuple[tuple[int, ...], int]] = []
-        for _ in range(total):
-            round_number = int(plan.played.min())
-            table = plan.table()
-            seating = tuple(table) if deal == "duplicate" else plan.seat(table)
-            plan.add(seating)
-            base.append((seating, round_number))
-        pairs = plan.met[np.triu_indices(n, 1)]
-        key = (int(pairs.max() - pairs.min()), int((pairs * pairs).sum()))
-        if best_key is None or key < best_key:
-            best, best_key = base, key
-    base = best
+    """Every bot plays ``matches_per_bot`` matches, in ``ceil(n * m / seats)`` tables:
+    when the seats do not divide ``n * m`` the seats left over go to bots that have
+    played least, who play ``m + 1``.  Each bot sits in each seat equally often (±1;
+    exactly, with duplicate deals), pairs meet as evenly as a greedy search finds, and
+    no bot plays twice in a round (with duplicate deals a round holds each base table's
+    rotations, so there a bot plays ``seats`` matches per round)."""
+    bots = sorted(_check_ids(bot_ids))
+    k = seats_per_match
+    _check_seats(k, deal)
+    _check_enough(len(bots), k)
+    per_bot = _base_count(matches_per_bot, "matches_per_bot", k, deal)
+    rng = random.Random(f"balanced:{seed}")  # the seeds' own generator stays v1's
+    groups, rounds = _balanced_groups(len(bots), k, per_bot, rng)
     if deal == "independent":
-        base = _even_seats(base, n, k)
-    named = [(tuple(bots[i] for i in seating), r) for seating, r in base]
-    return _deal(named, k, seed, deal)
+        in_seat = np.zeros((len(bots), k), dtype=np.int64)
+        seatings = []
+        for group in groups:
+            seating = _seat(group, in_seat, rng)
+            in_seat[seating, np.arange(k)] += 1
+            seatings.append(seating)
+        _even_seats(seatings, len(bots), k)
+        groups = seatings
+    base = [(tuple(bots[i] for i in g), r) for g, r in zip(groups, rounds, strict=True)]
+    return _deal(base, k, seed, deal)
 
 
+# -- gauntlet -------------------------------------------------------------------------------
 def gauntlet(
     challenger_ids: Iterable[int],
     field_ids: Iterable[int],
@@ -330,44 +526,53 @@ def gauntlet(
     seed: int,
     deal: str = "independent",
 ) -> list[Table]:
-    """Each challenger ``matches_per_bot`` matches against ``seats - 1`` bots of the
-    field (never two challengers at one table), its seats balanced, the field used
-    evenly against it; round i holds every challenger's i-th table, so stopping one
-    challenger early does not hold the others back."""
-    challengers, field = list(challenger_ids), list(field_ids)
-    _check_common(challengers + field, seats_per_match, deal)
-    if not challengers:
-        raise FormatError("a gauntlet needs at least one challenger")
-    if len(field) < seats_per_match - 1:
-        raise FormatError(
-            f"the field (the bots that are not challengers) needs at least "
-            f"{seats_per_match - 1} bots for {seats_per_match} seats per match"
-        )
-    per_bot = _base_count(matches_per_bot, "matches_per_bot", seats_per_match, deal)
+    """Each challenger plays ``matches_per_bot`` matches against ``seats - 1`` bots of
+    the field, never two challengers at one table.  A challenger takes the seats in turn
+    (spread ≤ 1), meets the field bots it has met least (each within ±1 of the others),
+    then those least used in the round and overall; round i holds every challenger's
+    i-th table, so stopping one challenger early holds no other back."""
+    challengers = sorted(_check_ids(challenger_ids))
+    field = sorted(_check_ids(field_ids))
     k = seats_per_match
-    everyone = sorted(challengers) + sorted(field)
-    index = {bot: i for i, bot in enumerate(everyone)}
+    _check_seats(k, deal)
+    if set(challengers) & set(field):
+        raise FormatError("a challenger is also listed in the field")
+    _check_gauntlet(len(challengers), len(field), k)
+    per_bot = _base_count(matches_per_bot, "matches_per_bot", k, deal)
     rng = random.Random(f"gauntlet:{seed}")
-    plan = _Planner(len(everyone), k, rng)
-    field_rows = np.array([index[b] for b in sorted(field)], dtype=np.int64)
-    faced = {c: np.zeros(len(field_rows), dtype=np.int64) for c in sorted(challengers)}
-    base: list[tuple[tuple[int, ...], int]] = []
+    ids = challengers + field  # bot indices: challengers first, then the field
+    nc, nf = len(challengers), len(field)
+    faced = np.zeros((nc, nf), dtype=np.int64)
+    used = np.zeros(nf, dtype=np.int64)
+    in_seat = np.zeros((nc + nf, k), dtype=np.int64)
+    first_seat = [rng.randrange(k) for _ in challengers]
+    seatings: list[list[int]] = []
+    rounds: list[int] = []
     for round_number in range(per_bot):
-        for challenger in sorted(challengers):
-            # the field bots this challenger has faced least, then least used overall
-            counts = faced[challenger]
-            order = np.lexsort(
-                (plan.noise.random(len(field_rows)), plan.played[field_rows], counts)
-            )
-            picked = field_rows[order[: k - 1]]
-            faced[challenger][order[: k - 1]] += 1
-            seating = plan.seat([index[challenger], *map(int, picked)])
-            plan.add(seating)
-            base.append((seating, round_number))
-    named = [(tuple(everyone[i] for i in seating), r) for seating, r in base]
-    return _deal(named, k, seed, deal)
+        this_round = np.zeros(nf, dtype=np.int64)
+        ties = np.array(rng.sample(range(nf), nf))
+        for c in range(nc):
+            picked = np.lexsort((ties, used, this_round, faced[c]))[: k - 1]
+            faced[c, picked] += 1
+            used[picked] += 1
+            this_round[picked] += 1
+            own = (first_seat[c] + round_number) % k
+            others = [s for s in range(k) if s != own]
+            # the field bots take the other seats, each where it has sat least
+            placed = _seat([nc + int(f) for f in picked], in_seat[:, others], rng)
+            seating = [c] * k
+            for s, bot in zip(others, placed, strict=True):
+                seating[s] = bot
+                in_seat[bot, s] += 1
+            seatings.append(seating)
+            rounds.append(round_number)
+    if deal == "independent":
+        _even_seats(seatings, nc + nf, k)  # the field's seats too, within one
+    base = [(tuple(ids[i] for i in s), r) for s, r in zip(seatings, rounds, strict=True)]
+    return _deal(base, k, seed, deal)
 
 
+# -- size and balance -----------------------------------------------------------------------
 def match_count(
     format: str,
     n_bots: int,
@@ -378,28 +583,25 @@ def match_count(
     n_challengers: int = 0,
     deal: str = "independent",
 ) -> int:
-    """How many matches a format will schedule, without building it (``n_bots`` is the
-    field of a gauntlet).  Checks the parameters the way the builders do."""
-    if deal not in DEALS:
-        raise FormatError(f"deal must be one of {', '.join(DEALS)}, not {deal!r}")
+    """How many matches a format will schedule, without building it, for a size limit
+    checked before any work (``n_bots`` is the field of a gauntlet).  Refuses what the
+    builder would refuse, with the same messages."""
+    k = seats_per_match
+    _check_seats(k, deal)
     if format == "round_robin":
-        if games_per_pairing is None or games_per_pairing < 1:
-            raise FormatError("games_per_pairing must be at least 1")
-        if games_per_pairing % seats_per_match:
-            raise FormatError(
-                f"games_per_pairing must be a positive multiple of seats_per_match "
-                f"({seats_per_match}) so that every bot plays every seat equally often"
-            )
-        return math.comb(n_bots, seats_per_match) * games_per_pairing
-    if matches_per_bot is None:
-        raise FormatError(f"the {format} format needs matches_per_bot")
-    base = _base_count(matches_per_bot, "matches_per_bot", seats_per_match, deal)
-    rotations = seats_per_match if deal == "duplicate" else 1
+        games = _check_round_robin(n_bots, k, games_per_pairing, deal)
+        return math.comb(n_bots, k) * games
     if format == "balanced":
-        return math.ceil(n_bots * base / seats_per_match) * rotations
+        _check_enough(n_bots, k)
+        per_bot = _base_count(matches_per_bot, "matches_per_bot", k, deal)
+        rotations = k if deal == "duplicate" else 1
+        return math.ceil(n_bots * per_bot / k) * rotations
     if format == "gauntlet":
-        return n_challengers * base * rotations
-    raise FormatError(f"unknown format {format!r}")
+        _check_gauntlet(n_challengers, n_bots, k)
+        per_bot = _base_count(matches_per_bot, "matches_per_bot", k, deal)
+        rotations = k if deal == "duplicate" else 1
+        return n_challengers * per_bot * rotations
+    raise FormatError(f"format must be one of {', '.join(FORMATS)}, not {format!r}")
 
 
 def balance(
@@ -410,40 +612,43 @@ def balance(
     challenger_ids: Iterable[int] = (),
 ) -> Balance:
     """Matches per bot, seat spread and pair meetings of a schedule.  For a gauntlet the
-    first two are its challengers' and the pairs are its challenger-field pairs."""
-    bots = sorted(set(bot_ids))
-    challengers = set(challenger_ids)
+    first two are its challengers' (what it promises them) and the pairs are its
+    challenger-field pairs."""
+    bots = sorted(set(bot_ids) | set(challenger_ids))
     index = {bot: i for i, bot in enumerate(bots)}
     n = len(bots)
+    if not n:
+        return Balance((0, 0), 0, (0, 0))
     in_seat = np.zeros((n, seats_per_match), dtype=np.int64)
     met = np.zeros((n, n), dtype=np.int64)
     for table in tables:
         rows = [index[b] for b in table.seats]
-        in_seat[rows, list(range(len(rows)))] += 1
+        in_seat[rows, np.arange(len(rows))] += 1
         met[np.ix_(rows, rows)] += 1
-    # a gauntlet promises its challengers their matches and seats; the field is used
-    # as evenly as the challengers' matches allow (its pairs below)
-    rows = [index[b] for b in bots if b in challengers] if challengers else list(range(n))
+    challengers = sorted({index[b] for b in challenger_ids})
+    rows = challengers or list(range(n))
     played = in_seat[rows].sum(axis=1)
-    spread = int((in_seat[rows].max(axis=1) - in_seat[rows].min(axis=1)).max()) if n else 0
+    spread = int((in_seat[rows].max(axis=1) - in_seat[rows].min(axis=1)).max())
     if challengers:
-        c = [index[b] for b in bots if b in challengers]
-        f = [index[b] for b in bots if b not in challengers]
-        pairs = met[np.ix_(c, f)].ravel()
+        chosen = set(challengers)
+        field = [i for i in range(n) if i not in chosen]
+        pairs = met[np.ix_(challengers, field)].ravel()
     else:
         pairs = met[np.triu_indices(n, 1)]
     return Balance(
-        (int(played.min()), int(played.max())) if n else (0, 0),
+        (int(played.min()), int(played.max())),
         spread,
         (int(pairs.min()), int(pairs.max())) if len(pairs) else (0, 0),
     )
 
 
-# -- the stop rule -----------------------------------------------------------------------
+# -- the stop rule --------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Sprt:
-    """H0: the challenger is ``elo0`` better than the field (or less); H1: ``elo1`` or
-    more; alpha = P(accept H1 | H0), beta = P(accept H0 | H1)."""
+    """H0: the challenger is at most ``elo0`` better than the field; H1: at least
+    ``elo1``.  alpha = P(accept H1 | H0), beta = P(accept H0 | H1).  With more than two
+    seats the Elo is pairwise (Bradley-Terry): the score is the share of the field
+    opponents at the table that the challenger finished above."""
 
     elo0: float = 0.0
     elo1: float = 10.0
@@ -451,6 +656,7 @@ class Sprt:
     beta: float = 0.05
 
     def bounds(self) -> tuple[float, float]:
+        """(lower, upper) log-likelihood-ratio bounds; refuses an impossible test."""
         if not (0 < self.alpha <= 0.5 and 0 < self.beta <= 0.5):
             raise FormatError("alpha and beta must be above 0 and at most 0.5")
         if not self.elo1 > self.elo0:
@@ -459,22 +665,23 @@ class Sprt:
 
 
 def expected_score(elo: float) -> float:
+    """The score expected against an opponent ``elo`` points weaker."""
     return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
 
 
 # The observed variance is pulled towards that of a fair coin (the largest a score in
 # [0, 1] can have) by this many pseudo-observations: two wins in a row have no variance,
-# yet they are no proof.
+# yet they are no proof.  A plain floor (say 1e-6) would pass a challenger after its
+# first few wins, whatever alpha says.
 PRIOR_OBSERVATIONS = 4
 PRIOR_VARIANCE = 0.25
 
 
 def sprt_llr(n: int, total: float, total_sq: float, sprt: Sprt) -> float:
     """The generalised log-likelihood ratio of H1 against H0 after ``n`` scores in [0, 1]
-    with this sum and sum of squares: a normal approximation with the observed variance,
-    ``n (s1 - s0) (2 mean - s0 - s1) / (2 var)`` (s0, s1 the scores expected at elo0 and
-    elo1).  The variance is shrunk towards 1/4 by a few pseudo-observations, which only
-    matters while the record is short; fewer than two scores say nothing."""
+    with this sum and sum of squares (Van den Bergh's normal approximation, as fishtest
+    uses): ``n (s1 - s0) (2 mean - s0 - s1) / (2 var)``, s0 and s1 the scores expected
+    at elo0 and elo1.  Fewer than two scores say nothing (0.0)."""
     if n < 2:
         return 0.0
     mean = total / n
@@ -485,7 +692,8 @@ def sprt_llr(n: int, total: float, total_sq: float, sprt: Sprt) -> float:
 
 
 def sprt_decision(llr: float, sprt: Sprt) -> str | None:
-    """ "H1" (the challenger passed), "H0" (it failed) or None (play on)."""
+    """ "H1" (better by elo1 or more: the challenger passed), "H0" (it failed) or None
+    (play on)."""
     lower, upper = sprt.bounds()
     if llr >= upper:
         return "H1"
