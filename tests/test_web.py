@@ -762,6 +762,18 @@ def test_a_live_page_answers_not_modified_until_it_changes(
     assert changed.status_code == 200 and changed.headers["ETag"] != etag
     assert "1/4 done" in page_text(changed.data)
     assert fclient.get(url, headers={"If-None-Match": changed.headers["ETag"]}).status_code == 304
+    # an entrant renamed: the page shows the new name, so it is another version
+    renamed = rename_a_seated_bot(formats["app"], first)
+    fresh = fclient.get(url, headers={"If-None-Match": changed.headers["ETag"]})
+    assert fresh.status_code == 200 and renamed in fresh.data.decode()
+
+
+def rename_a_seated_bot(app: Flask, match_id: int) -> str:
+    """Rename the bot in the match's first seat (as its owner's PATCH does); the new name."""
+    with app.extensions["arena.db"].session() as session:
+        bot = session.get(Match, match_id).seats[0].bot
+        bot.name = f"{bot.name} renamed"
+        return bot.name
 
 
 def test_a_match_page_answers_not_modified(fclient: FlaskClient, formats: dict[str, Any]) -> None:
@@ -771,6 +783,9 @@ def test_a_match_page_answers_not_modified(fclient: FlaskClient, formats: dict[s
     assert response.status_code == 200 and 'data-refresh="5"' in response.data.decode()
     again = fclient.get(f"/matches/{queued}", headers={"If-None-Match": response.headers["ETag"]})
     assert again.status_code == 304 and again.data == b""
+    renamed = rename_a_seated_bot(formats["app"], queued)
+    fresh = fclient.get(f"/matches/{queued}", headers={"If-None-Match": response.headers["ETag"]})
+    assert fresh.status_code == 200 and renamed in fresh.data.decode()
 
 
 @pytest.fixture(scope="module")

@@ -334,8 +334,14 @@ def tournament(tournament_id: int) -> Response:
             abort(404, f"There is no tournament {tournament_id}.")
         progress = services.tournament_progress(session, found)
         pager = _pager(progress["total"], TOURNAMENT_MATCHES_PAGE)
-        # everything the page shows that changes does so with the status or the counts
-        etag = _etag(found.status, sorted(progress.items()), pager["page"])
+        # everything the page shows that changes does so with the status, the counts or
+        # an entrant's name (a rename or a deletion changes its bot's updated_at)
+        renamed = session.scalar(
+            select(func.max(Bot.updated_at))
+            .join(TournamentEntry, TournamentEntry.bot_id == Bot.id)
+            .where(TournamentEntry.tournament_id == tournament_id)
+        )
+        etag = _etag(found.status, sorted(progress.items()), pager["page"], renamed)
         unchanged = _not_modified(etag)
         if unchanged is not None:
             return unchanged
@@ -479,7 +485,8 @@ def match(match_id: int) -> Response:
         found = session.scalar(_matches_query().where(Match.id == match_id))
         if found is None:
             abort(404, f"There is no match {match_id}.")
-        etag = _etag(found.status, found.started_at, found.finished_at, found.error)
+        renamed = max((seat.bot.updated_at for seat in found.seats), default=None)
+        etag = _etag(found.status, found.started_at, found.finished_at, found.error, renamed)
         unchanged = _not_modified(etag)
         if unchanged is not None:
             return unchanged
