@@ -70,14 +70,14 @@ def record_result(session: Session, match: Match) -> None:
         for bot, value in pairwise_points(deal_seats).items():
             totals[bot] = totals.get(bot, 0.0) + value
     par = len(deal) * (tournament.seats_per_match - 1) / 2  # what an equal bot scores
-    deal_entries = _entries(session, tournament.id, sorted(totals))
+    # every rotation of a deal seats the same bots as this match: its entries are loaded
     for bot, total in totals.items():
-        if bot in deal_entries:
-            deal_entries[bot].deals += 1
-            deal_entries[bot].par_points += total - par
+        if bot in entries:
+            entries[bot].deals += 1
+            entries[bot].par_points += total - par
     if tournament.sprt:
         mean = {bot: total / len(deal) for bot, total in totals.items()}
-        _observe(session, tournament, deal_entries, mean, tournament.seats_per_match)
+        _observe(session, tournament, entries, mean, tournament.seats_per_match)
 
 
 def _entries(session: Session, tournament_id: int, bot_ids: list[int]) -> dict[int, Any]:
