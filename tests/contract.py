@@ -187,11 +187,13 @@ class LeakOracle:
     def __init__(self, game: Game, n_players: int, table: LeakTable | None = None):
         self.table = table or leak_table(game)
         self.identities = self.table.identities
-        self.known: list[dict[Location, tuple[Any, ...]]] = [{} for _ in range(n_players)]
+        # one more than the seats: the spectator, who holds no card and learns nothing
+        self.spectator = n_players
+        self.known: list[dict[Location, tuple[Any, ...]]] = [{} for _ in range(n_players + 1)]
         self.memo: dict[Any, Any] = {}
         self.truth: dict[Location, tuple[Any, ...]] = {}
         self.deal: Hashable = None
-        self.answered_at = [0] * n_players
+        self.answered_at = [0] * (n_players + 1)
         self.read = 0
         self._names: dict[Location, tuple[tuple[Any, ...], Counter[str]]] = {}
         self._public_ids: set[int] = set()  # ids of logged events fit to show to anyone
@@ -424,6 +426,10 @@ class LeakOracle:
                     f"seat {seat} is shown {extra} at {_where(where)} "
                     f"({location}): cards it may not know there"
                 )
+        if seat == self.spectator:
+            if "events" in view:
+                problems.append("a spectator view carries events")
+            return problems
         observed = [e.data for e in state.events[self.answered_at[seat] :] if e.visible_to(seat)]
         if view.get("events") != observed:
             problems.append(f"the events of seat {seat} are not exactly those it observed")
@@ -529,6 +535,10 @@ def play_random(
             json.dumps(view)
             if leak is not None:
                 leak.check(state, r.seat, view)
+        if leak is not None:  # what a live match's audience is shown
+            view = game.spectator_view(state)
+            json.dumps(view)
+            leak.check(state, leak.spectator, view)
         answers = {r.seat: chooser.choice(r.legal_actions) for r in requests}
         if leak is not None:
             leak.answered(state, answers)

@@ -98,6 +98,39 @@ def test_a_cactus_view_that_keeps_a_blind_swapped_card_is_caught(
     assert swaps, "no blind swap of a known card was played"
 
 
+# -- what a live match's audience is shown ------------------------------------------------
+
+
+def test_a_spectator_view_with_a_hand_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The public table (a live match's audience) holds no seat's cards: PR-3."""
+    honest = President.spectator_view
+
+    def spectator_view(self: President, state: PresidentState, reveal: bool = False) -> Any:
+        return {**honest(self, state, reveal), "cards": list(state.hand_view[0])}
+
+    monkeypatch.setattr(President, "spectator_view", spectator_view)
+    with pytest.raises(AssertionError, match=r"^leak: seat 4 is shown .* may not know there"):
+        matches(PRESIDENT, 4, None, seeds=1)
+
+
+def test_a_spectator_view_with_a_layout_card_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CA-3: a layout card lies face down; the audience sees none of them, even the ones
+    their owner peeked at (CL-1)."""
+    honest = Cactus.spectator_view
+
+    def spectator_view(self: Cactus, state: CactusState, reveal: bool = False) -> Any:
+        shown = honest(self, state, reveal)
+        rows = [[dict(cell) for cell in row] for row in shown["layouts"]]
+        owner = state.player
+        for cell in rows[owner][:1]:
+            cell["card"] = state.names[state.layouts[owner][cell["slot"]]]
+        return {**shown, "layouts": rows}
+
+    monkeypatch.setattr(Cactus, "spectator_view", spectator_view)
+    with pytest.raises(AssertionError, match=r"^leak: seat 3 is shown .* may not know there"):
+        matches(CACTUS, 3, None, seeds=1)
+
+
 # -- events tagged for too many seats, or not classified ----------------------------------
 
 

@@ -239,6 +239,14 @@ class Game:
     def view(self, state: State, seat: int) -> dict[str, JSON]:
         raise NotImplementedError
 
+    def spectator_view(self, state: State, reveal: bool = False) -> dict[str, JSON]:
+        """The table for someone at no seat, shaped like a view with ``"seat": None`` and
+        no ``events``: with ``reveal`` False exactly the public information (what every
+        seat may know: a live match's audience); with ``reveal`` True every card face up,
+        each seat's hand under ``hands`` (a finished match's replay, seen by everyone).
+        Never sent to a bot."""
+        raise NotImplementedError
+
     def outcome(self, state: State) -> Outcome | None:
         return state.result
 

@@ -496,6 +496,18 @@ class President(Game):
             "events": state.events_for(seat, state.shown_upto[seat]),
         }
 
+    def spectator_view(self, state: PresidentState, reveal: bool = False) -> dict[str, JSON]:
+        view = self.view(state, 0)
+        del view["events"]
+        # PR-3: hands are private, and PR-10: so are the exchanged cards; the revealed
+        # table shows every hand and every exchange
+        view["seat"] = None
+        view["cards"] = None
+        view["hands"] = list(state.hand_view) if reveal else None
+        view["exchange"] = None
+        view["exchanges"] = list(state.exchanged) if reveal else None
+        return view
+
     def all_cards(self, state: PresidentState) -> list[int]:
         held = [c for hand in state.hands for rank in hand for c in rank]
         return held + state.pile + state.leftover
