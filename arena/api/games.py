@@ -1,28 +1,58 @@
-"""``/api/games``: what the forms need to know about each game."""
+"""``/api/games``: what the forms need to know about each game, its options above all."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from flask import abort
+
 from arena.api.common import ApiBlueprint
-from arena.api.schemas import GameSchema
+from arena.api.schemas import GameDetailSchema, GameSchema
 from arena.games import GAMES
+from arena.games.base import Game
 
 blp = ApiBlueprint("games", __name__, url_prefix="/api/games", description="The games played here.")
+
+
+def _about(game: Game) -> dict[str, Any]:
+    """What the list and the detail share (the detail lists the presets with their
+    descriptions, the list keeps its name -> options mapping)."""
+    return {
+        "id": game.id,
+        "title": game.title,
+        "min_players": game.min_players,
+        "max_players": game.max_players,
+        "default_options": game.default_options(),
+        "options": game.option_list(),
+        "options_schema": game.options_schema(),
+    }
 
 
 @blp.route("")
 @blp.response(200, GameSchema(many=True))
 def games() -> list[dict[str, Any]]:
-    """Every game: id, title, player limits, presets and the default options"""
+    """Every game: id, title, player limits, presets, default options and every option
+
+    ``presets`` maps each preset to the options it sets; ``GET /api/games/{game_id}``
+    describes them too.
+    """
     return [
-        {
-            "id": game.id,
-            "title": game.title,
-            "min_players": game.min_players,
-            "max_players": game.max_players,
-            "presets": {name: dict(values) for name, values in game.presets.items()},
-            "default_options": game.options_json(game.resolve_options({})),
-        }
+        {**_about(game), "presets": {p["name"]: p["options"] for p in game.preset_list()}}
         for game in GAMES.values()
     ]
+
+
+@blp.route("/<game_id>")
+@blp.response(200, GameDetailSchema)
+@blp.alt_response(404, response="NOT_FOUND")
+def game(game_id: str) -> dict[str, Any]:
+    """One game and its options: each option's type, allowed values, default and
+    description, the JSON Schema of a tournament's ``options``, and the presets
+
+    A tournament's ``options`` may name a ``preset`` and override any of its values; only
+    what differs from the defaults needs to be given.
+    """
+    found = GAMES.get(game_id)
+    if found is None:
+        abort(404, f"unknown game {game_id!r}; games: {', '.join(sorted(GAMES))}")
+    return {**_about(found), "presets": found.preset_list()}

@@ -11,6 +11,7 @@ None), so the referee can send them to bots without any conversion.
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -169,6 +170,8 @@ class Game:
     min_players: ClassVar[int]
     max_players: ClassVar[int]
     presets: ClassVar[Mapping[str, Mapping[str, JSON]]] = {}
+    # one line per preset: what playing it is like (the API and the tournament form show it)
+    preset_docs: ClassVar[Mapping[str, str]] = {}
     # Every string that names a card identity in this game's views and events, so a leak
     # oracle can find a card wherever a view puts it.  Empty: cards are found only under
     # the keys ``card`` and ``cards`` (for games whose card names are common words).
@@ -186,6 +189,41 @@ class Game:
         from arena.games.options import to_json
 
         return to_json(options)
+
+    def default_options(self) -> dict[str, JSON]:
+        """The complete options of a match started without any."""
+        return self.options_json(self.resolve_options({}))
+
+    def options_schema(self) -> dict[str, JSON]:
+        """The JSON Schema of what ``resolve_options`` takes: each option's type, allowed
+        values, default and description, and the presets (``options.json_schema``).  The
+        options dataclass is the type of the default options."""
+        from arena.games.options import json_schema
+
+        return json_schema(
+            type(self.resolve_options({})),
+            self.presets,
+            self.preset_docs,
+            title=f"{self.title} options",
+            defaults=self.default_options(),
+        )
+
+    def option_list(self) -> list[dict[str, JSON]]:
+        """The options as a form builds its fields from them (``options.describe``)."""
+        from arena.games.options import describe
+
+        return describe(type(self.resolve_options({})), self.default_options())
+
+    def preset_list(self) -> list[dict[str, JSON]]:
+        """Each preset: its name, its one-line description and the options it sets."""
+        return [
+            {
+                "name": name,
+                "description": self.preset_docs.get(name, ""),
+                "options": copy.deepcopy(dict(values)),  # the caller may change it
+            }
+            for name, values in self.presets.items()
+        ]
 
     # -- the contract ------------------------------------------------------------------
     def new_state(

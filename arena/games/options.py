@@ -3,6 +3,10 @@
 A game declares its options as a dataclass whose field types are among: ``bool``, ``int``,
 ``str``, a ``Literal[...]`` of strings, ``int | None``, ``dict[str, int]`` and
 ``dict[str, str]``.  Presets are plain option bundles; any option can be overridden.
+
+Each field is declared with :func:`option`, which keeps the option's one-line description
+(and the bounds the game's own check enforces) next to it: :func:`json_schema` and
+:func:`describe` turn them into what the API documents and the tournament form shows.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ import dataclasses
 import functools
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar, get_args, get_origin
 
 from arena.games.base import OptionsError
@@ -105,3 +109,155 @@ def to_json(options: Any) -> dict[str, Any]:
         f.name: (dict(v) if isinstance(v := getattr(options, f.name), dict) else v)
         for f in dataclasses.fields(options)
     }
+
+
+# -- declaring options and describing them ------------------------------------------------
+DOC = "doc"  # the metadata key of an option's description
+JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+def option(
+    default: Any = dataclasses.MISSING,
+    *,
+    doc: str,
+    factory: Callable[[], Any] | None = None,
+    minimum: int | None = None,
+    maximum: int | None = None,
+    choices: Sequence[int | str] | None = None,
+    keys: Sequence[str] | None = None,
+) -> Any:
+    """An option's dataclass field: its default (or ``factory``), its one-line
+    description ``doc`` (what the API and the tournament form show), and what the game's
+    own check accepts beyond the field's type, so that the schema can announce it:
+    ``minimum`` and ``maximum`` of a number (of a dict's values), ``choices`` of a number
+    (of a dict's values), ``keys`` of a dict.  The game still checks those itself; a test
+    checks that the schema and the check agree."""
+    bounds = {"minimum": minimum, "maximum": maximum, "choices": choices, "keys": keys}
+    metadata = {DOC: doc, **{k: v for k, v in bounds.items() if v is not None}}
+    if factory is not None:
+        return dataclasses.field(default_factory=factory, metadata=metadata)
+    return dataclasses.field(default=default, metadata=metadata)
+
+
+def _value_schema(hint: Any, meta: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON Schema of one value of type ``hint``, narrowed by the field's bounds."""
+    origin = get_origin(hint)
+    if hint is bool:
+        return {"type": "boolean"}
+    if hint is int:
+        if "choices" in meta:
+            return {"type": "integer", "enum": list(meta["choices"])}
+        return {
+            "type": "integer",
+            "minimum": meta.get("minimum", -MAX_INT_OPTION),
+            "maximum": meta.get("maximum", MAX_INT_OPTION),
+        }
+    if hint is str:
+        if "choices" in meta:
+            return {"type": "string", "enum": list(meta["choices"])}
+        return {"type": "string"}
+    if origin is Literal:
+        return {"type": "string", "enum": list(get_args(hint))}
+    if origin in (types.UnionType, typing.Union):
+        (inner,) = [a for a in get_args(hint) if a is not type(None)]
+        schema = _value_schema(inner, meta)
+        schema["type"] = [schema["type"], "null"]
+        if "enum" in schema:
+            schema["enum"] = [*schema["enum"], None]
+        return schema
+    if origin is dict:
+        _, value_type = get_args(hint)
+        value_meta = {k: v for k, v in meta.items() if k != "keys"}
+        schema = {"type": "object", "additionalProperties": _value_schema(value_type, value_meta)}
+        if "keys" in meta:
+            schema["propertyNames"] = {"enum": list(meta["keys"])}
+        return schema
+    raise TypeError(f"unsupported option type {hint!r}")  # a game's own bug
+
+
+def _default(f: dataclasses.Field[Any]) -> Any:
+    value = f.default_factory() if f.default is dataclasses.MISSING else f.default  # type: ignore[misc]
+    return dict(value) if isinstance(value, dict) else value
+
+
+def _properties(cls: type, defaults: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
+    """Each option's schema, in declaration order: type, bounds, default, description."""
+    hints = _hints(cls)
+    properties = {}
+    for f in dataclasses.fields(cls):
+        schema = _value_schema(hints[f.name], f.metadata)
+        default = defaults[f.name] if defaults and f.name in defaults else _default(f)
+        schema["default"] = dict(default) if isinstance(default, dict) else default
+        # no description is an empty one: the games' tests require every option to have one
+        schema["description"] = f.metadata.get(DOC, "")
+        properties[f.name] = schema
+    return properties
+
+
+def json_schema(
+    cls: type,
+    presets: Mapping[str, Mapping[str, Any]] | None = None,
+    preset_docs: Mapping[str, str] | None = None,
+    *,
+    title: str | None = None,
+    defaults: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of the options that :func:`resolve` takes for
+    ``cls``: each option's type, allowed values, default (from ``defaults``, the game's
+    default options, else the field's own) and description; no other key but ``preset``,
+    one of ``presets`` (each described by ``preset_docs``) or null for none.
+
+    What the schema refuses, ``resolve`` and the game's check refuse too.  Contradictions
+    between options (a sub-option without its option) are left to the game's check: a
+    value the schema accepts may still be refused in some company.  Pure: equal arguments
+    give an equal schema, and a new one each time (the caller may change it)."""
+    presets = presets or {}
+    preset_docs = preset_docs or {}
+    if presets:
+        listed = "; ".join(
+            f"{name}: {preset_docs[name]}" if preset_docs.get(name) else name for name in presets
+        )
+        preset: dict[str, Any] = {
+            "type": ["string", "null"],
+            "enum": [*presets, None],
+            "description": "Option values to start from (the options given override them). "
+            + listed,
+        }
+    else:
+        preset = {"type": "null", "enum": [None], "description": "This game has no presets."}
+    schema: dict[str, Any] = {"$schema": JSON_SCHEMA_DIALECT}
+    if title is not None:
+        schema["title"] = title
+    schema.update(
+        type="object",
+        properties={**_properties(cls, defaults), "preset": preset},
+        additionalProperties=False,
+    )
+    return schema
+
+
+def describe(cls: type, defaults: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+    """One entry per option, in declaration order, with what a form needs to build its
+    field: ``name``, ``type`` (the JSON type of a value other than null), ``enum`` (when
+    only some values go), ``default``, ``nullable``, ``description``, for a number
+    ``minimum`` and ``maximum``, and for an object the ``allowed_keys``, if only some may be.
+    The same facts as :func:`json_schema`, flattened."""
+    entries = []
+    for name, schema in _properties(cls, defaults).items():
+        kinds = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
+        entry: dict[str, Any] = {
+            "name": name,
+            "type": kinds[0],
+            "default": schema["default"],
+            "nullable": "null" in kinds,
+            "description": schema["description"],
+        }
+        if "enum" in schema:
+            entry["enum"] = [v for v in schema["enum"] if v is not None]
+        for bound in ("minimum", "maximum"):
+            if bound in schema:
+                entry[bound] = schema[bound]
+        if "propertyNames" in schema:
+            entry["allowed_keys"] = list(schema["propertyNames"]["enum"])
+        entries.append(entry)
+    return entries
