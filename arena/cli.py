@@ -176,6 +176,80 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 1 if failures else 0
 
 
+class UsageError(Exception):
+    """A mistake of the user's (a file that is missing or not a replay, a match or seat
+    out of range): one line on stderr and exit status 2."""
+
+
+def load_records(path: str) -> list[dict[str, Any]]:
+    """The match records of a replay file: ``arena play --replay``'s ``{"matches": [...]}``
+    or one record (``GET /api/matches/<id>/replay``)."""
+    from arena.replay import upgrade
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: cannot be read ({exc})") from None
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from None
+    if isinstance(data, dict) and "steps" in data and "game" in data:
+        data = {"matches": [data]}
+    if not isinstance(data, dict) or not isinstance(data.get("matches"), list):
+        raise UsageError(
+            f'{path}: not a replay file (arena play --replay writes one: an object with "matches")'
+        )
+    records = []
+    for number, record in enumerate(data["matches"], start=1):
+        try:
+            records.append(upgrade(record))
+        except (TypeError, ValueError, KeyError, AttributeError):
+            raise UsageError(f"{path}: match {number} is not a match record") from None
+    if not records:
+        raise UsageError(f"{path}: holds no match")
+    return records
+
+
+def cmd_view(args: argparse.Namespace) -> int:
+    import tempfile
+    import webbrowser
+    from pathlib import Path
+
+    from arena.web.replay_file import render
+
+    records = load_records(args.file)
+    if not 1 <= args.match <= len(records):
+        raise UsageError(f"--match {args.match}: {args.file} holds matches 1 to {len(records)}")
+    record = records[args.match - 1]
+    n_players = len(record.get("players") or [])
+    if args.seat is not None and not 0 <= args.seat < n_players:
+        raise UsageError(f"--seat {args.seat}: match {args.match} has seats 0 to {n_players - 1}")
+    try:
+        page = render(record, args.seat)
+    except (KeyError, TypeError, OptionsError) as exc:
+        raise UsageError(f"{args.file}: match {args.match} cannot be shown ({exc})") from None
+    suffix = f"-match{args.match}" + (f"-seat{args.seat}" if args.seat is not None else "")
+    if args.html is not None:
+        source = Path(args.file)
+        out = Path(args.html) if args.html else source.with_name(f"{source.stem}{suffix}.html")
+        try:
+            out.write_text(page, encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"{out}: cannot be written ({exc.strerror})") from None
+        print(f"replay page written to {out}")
+        return 0
+    with tempfile.NamedTemporaryFile(
+        "w", encoding="utf-8", prefix="arena-replay-", suffix=f"{suffix}.html", delete=False
+    ) as f:
+        f.write(page)
+    url = Path(f.name).as_uri()
+    opened = webbrowser.open(url)
+    print(f"replay page: {url}" + ("" if opened else " (open it in a browser)"))
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from werkzeug.serving import run_simple
 
@@ -312,6 +386,25 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("file")
     replay.set_defaults(func=cmd_replay)
 
+    view = sub.add_parser(
+        "view", help="open a replay file in the replay viewer (a page of its own, no server)"
+    )
+    view.add_argument("file", help="a file written by arena play --replay, or one record")
+    view.add_argument(
+        "--match", type=int, default=1, metavar="N", help="the N-th match of the file (1)"
+    )
+    view.add_argument(
+        "--seat", type=int, metavar="K", help="only what seat K knew (the page holds no more)"
+    )
+    view.add_argument(
+        "--html",
+        nargs="?",
+        const="",
+        metavar="OUT",
+        help="write the page (next to FILE, or to OUT) instead of opening a browser",
+    )
+    view.set_defaults(func=cmd_view)
+
     demo = sub.add_parser(
         "demo",
         help="start the web server, a worker and the sample bots; run a round robin per game",
@@ -369,7 +462,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (OptionsError, ConfigError) as exc:
+    except (OptionsError, ConfigError, UsageError) as exc:
         print(f"arena: {exc}", file=sys.stderr)
         return 2
 

@@ -60,6 +60,7 @@ class Config:
     connections_per_bot: int = 32
     lease_seconds: float = 15.0
     match_time_limit: float = 3600.0
+    live_interval: float = 1.0  # seconds between writes of a running match's steps; 0: none
     testing: bool = False
     extra: Mapping[str, Any] = field(default_factory=dict)
 
@@ -136,6 +137,7 @@ def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         connections_per_bot=number("ARENA_CONNECTIONS_PER_BOT", 32),
         lease_seconds=number("ARENA_LEASE_SECONDS", 15, float),
         match_time_limit=number("ARENA_MATCH_TIME_LIMIT", 3600, float),
+        live_interval=number("ARENA_LIVE_INTERVAL", 1, float, minimum=0),
     )
     try:
         AddressPolicy.for_profile(profile, networks)  # a bad CIDR fails here, at start-up

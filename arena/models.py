@@ -100,6 +100,9 @@ class Tournament(Base):
     sprt: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     # what the schedule achieved (arena.formats.Balance.to_json)
     balance: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    # who may see a match's hidden cards while it is played: "public" (nobody: only the
+    # public table until it ends) or "everyone" (every perspective, live)
+    live_view: Mapped[str] = mapped_column(String(16), default="public")
     seed: Mapped[int] = mapped_column(BigInteger)
     status: Mapped[str] = mapped_column(String(16), default="running")  # |finished|cancelled
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
@@ -225,6 +228,20 @@ class Replay(Base):
     @record.setter
     def record(self, record: dict[str, Any]) -> None:
         self.data = replay.encode(record)
+
+
+class LiveSteps(Base):
+    """Steps of a running match, in the chunks its worker writes as it plays (about one a
+    second): what the match's page shows while it is played.  Keyed by the attempt, so
+    the steps of an attempt that was abandoned are never mixed with the next one's;
+    deleted when the match is recorded."""
+
+    __tablename__ = "live_steps"
+
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    attempt: Mapped[int] = mapped_column(Integer, primary_key=True)
+    first: Mapped[int] = mapped_column(Integer, primary_key=True)  # the chunk's first step
+    steps: Mapped[list[Any]] = mapped_column()
 
 
 class Rating(Base):

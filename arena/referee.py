@@ -181,9 +181,11 @@ class Referee:
         options: Mapping[str, Any] | None = None,
         match_id: str = "local",
         stop: threading.Event | None = None,
+        on_step: Callable[[list[dict[str, Any]]], None] | None = None,
     ) -> MatchRecord:
         """Play a match to its end; ``stop``, once set, abandons it (``MatchAbandoned``)
-        before the next step."""
+        before the next step; ``on_step`` is given each step's decisions once applied
+        (what a live match's audience follows)."""
         game = get_game(game_id)
         give_up_at = None if self.time_limit is None else time.monotonic() + self.time_limit
         state = game.new_state(len(clients), seed, options)
@@ -213,6 +215,8 @@ class Referee:
             if give_up_at is not None and time.monotonic() > give_up_at:
                 raise MatchTimeLimit(f"the match took longer than {self.time_limit:g} s")
             self._step(game, state, clients, requests, record)
+            if on_step is not None:
+                on_step(record.steps[-1])
         outcome = game.outcome(state)
         assert outcome is not None
         record.outcome = self._final_outcome(outcome, record)

@@ -47,6 +47,7 @@ MAX_SEED = formats.MAX_SEED
 MAX_ID = 2**63 - 1  # larger ids cannot exist and would overflow the database driver
 BOT_STATUSES = ("active", "paused", "disabled", "deleted")
 MATCH_STATUSES = ("queued", "running", "finished", "failed", "cancelled")
+LIVE_VIEWS = ("public", "everyone")  # who sees hidden cards while a match is played
 # what is kept of a bot's answer to GET / (it is untrusted and shown on pages)
 INFO_TEXT_CAP = 200
 INFO_GAMES_CAP = 32
@@ -458,6 +459,7 @@ def create_tournament(
     challenger_ids: Sequence[int] = (),
     sprt: dict[str, float] | None = None,
     seed: int | None = None,
+    live_view: str = "public",
 ) -> tuple[Tournament, list[int]]:
     """Write a tournament with every match of its schedule queued (``arena.formats``);
     returns it and the match ids, in schedule order.  The caller commits, then enqueues.
@@ -545,6 +547,7 @@ def create_tournament(
         balance=achieved.to_json(),
         seed=seed,
         status="running",
+        live_view=live_view,
     )
     session.add(tournament)
     session.flush()

@@ -38,7 +38,7 @@ from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
-from arena import broker
+from arena import broker, live
 from arena.clients import HttpClient, Pools
 from arena.config import Config, from_env
 from arena.db import Database
@@ -298,6 +298,7 @@ def claim(
     match.started_at = now
     match.lease_owner = owner
     match.lease_expires_at = until
+    live.forget(session, match.id, keep_attempt=match.attempts)  # earlier attempts: gone
     return None
 
 
@@ -319,10 +320,14 @@ def play_match(
     return play_claimed(database, config, match_id, owner, warden, plan)
 
 
-def _plan(match: Match) -> tuple[str, int, dict[str, Any], list[tuple[str, str, str]]]:
-    """What playing the match needs: game, seed, options, each seat's bot."""
+Plan = tuple[str, int, dict[str, Any], list[tuple[str, str, str]], int]
+
+
+def _plan(match: Match) -> Plan:
+    """What playing the match needs: game, seed, options, each seat's bot, and the
+    attempt (its live steps are written under it)."""
     seats = [(s.bot.endpoint, s.bot.signing_secret, s.bot.name) for s in match.seats]
-    return match.game, match.seed, match.options, seats
+    return match.game, match.seed, match.options, seats, match.attempts
 
 
 def play_claimed(
@@ -331,7 +336,7 @@ def play_claimed(
     match_id: int,
     owner: str,
     warden: Warden | None = None,
-    plan: tuple[str, int, dict[str, Any], list[tuple[str, str, str]]] | None = None,
+    plan: Plan | None = None,
 ) -> str:
     """Play a match that ``owner`` (this process) has claimed, and record it."""
     stop = warden.hold(match_id) if warden is not None else None
@@ -341,7 +346,7 @@ def play_claimed(
                 match = session.get(Match, match_id, options=[_WITH_BOTS])
                 assert match is not None
                 plan = _plan(match)
-        game, seed, options, seats = plan
+        game, seed, options, seats, attempt = plan
         pools = _pools()
         clients = [HttpClient(e, secret, name, pool=pools.get(e)) for e, secret, name in seats]
         referee = Referee(
@@ -350,7 +355,14 @@ def play_claimed(
             time_limit=config.match_time_limit,
         )
         try:
-            record = referee.run(game, clients, seed, options, match_id=str(match_id), stop=stop)
+            feed = (
+                live.LiveFeed(database, match_id, attempt, config.live_interval)
+                if config.live_interval > 0
+                else None
+            )
+            record = referee.run(
+                game, clients, seed, options, match_id=str(match_id), stop=stop, on_step=feed
+            )
         except MatchAbandoned:
             return "taken over"  # another worker holds the lease now
         except MatchTimeLimit as exc:
@@ -382,6 +394,7 @@ def _give_up(database: Database, match_id: int, owner: str, reason: str) -> None
             match.error = reason[:500]
             match.finished_at = utcnow()
             match.lease_owner = match.lease_expires_at = None
+            live.forget(session, match_id)
             _maybe_finish_tournament(session, match)
 
 
@@ -408,6 +421,8 @@ def save_result(
     with database.session() as session:
         match = _locked_match(session, match_id, _WITH_SEATS)
         if match is None or match.status in ("finished", "cancelled"):
+            if match is not None:
+                live.forget(session, match_id)
             return False
         outcome = record.outcome or {}
         ranks = outcome["ranks"]
@@ -424,6 +439,7 @@ def save_result(
         session.add(Replay(match_id=match_id, record=record.to_json()))
         if match.rated:
             _rate(session, match, ranks)
+        live.forget(session, match_id)  # the replay says everything now
         match.status = "finished"
         match.result = outcome
         match.error = None

@@ -225,127 +225,145 @@ def wait_counter(page: Any, text: str) -> None:
     )
 
 
-def current_event(page: Any) -> tuple[str, str]:
-    node = page.locator("#event-current .event")
-    return node.get_attribute("data-index"), node.inner_text()
+def log_types(page: Any) -> list[str]:
+    """The types of the events the log shows (those up to the current step)."""
+    return page.locator("#event-log li").evaluate_all("items => items.map(i => i.dataset.type)")
 
 
 # -- the replay viewer -----------------------------------------------------------------
 def test_stepping_through_a_replay(page: Any, site: dict[str, Any]) -> None:
-    total = len(site["record"]["events"])
+    steps = len(site["record"]["steps"])
     page.goto(f"{site['url']}/matches/{site['match']}")
-    wait_counter(page, f"1 / {total}")
-    assert page.locator("#replay").get_attribute("data-match-id") == str(site["match"])
-    first = current_event(page)
-    assert first[0] == "0" and "deal" in first[1]
+    wait_counter(page, f"Step 0 / {steps}")
     assert page.locator("[data-go=prev]").is_disabled()
+    assert log_types(page)[0] == "deal"  # the deal comes before any answer
+    dealt = len(log_types(page))
 
     page.click("[data-go=next]")
-    wait_counter(page, f"2 / {total}")
-    second = current_event(page)
-    assert second != first and second[0] == "1"
+    wait_counter(page, f"Step 1 / {steps}")
+    assert len(log_types(page)) > dealt
+    assert page.locator("#event-log li.current").count() >= 1  # the last step's events
 
     page.keyboard.press("ArrowRight")
-    wait_counter(page, f"3 / {total}")
-    assert current_event(page)[0] == "2"
+    wait_counter(page, f"Step 2 / {steps}")
     shoot(page, "replay-all")
     page.keyboard.press("ArrowLeft")
-    wait_counter(page, f"2 / {total}")
-    assert current_event(page) == second
+    wait_counter(page, f"Step 1 / {steps}")
 
     page.click("[data-go=last]")
-    wait_counter(page, f"{total} / {total}")
-    last = current_event(page)
-    assert last[0] == str(total - 1) and "Match over" in last[1]
+    wait_counter(page, f"Step {steps} / {steps}")
+    assert log_types(page)[-1] == "match_over"
+    assert "Match over" in page.locator("#table").inner_text()
     assert page.locator("[data-go=next]").is_disabled()
     page.keyboard.press("ArrowRight")  # at the end: stays
-    wait_counter(page, f"{total} / {total}")
+    wait_counter(page, f"Step {steps} / {steps}")
 
     page.keyboard.press("Home")
-    wait_counter(page, f"1 / {total}")
+    wait_counter(page, f"Step 0 / {steps}")
     page.keyboard.press("End")
-    wait_counter(page, f"{total} / {total}")
+    wait_counter(page, f"Step {steps} / {steps}")
     page.click("[data-go=first]")
-    wait_counter(page, f"1 / {total}")
-    assert current_event(page) == first
-    # the log shows the events up to the current one only
-    assert page.locator("#event-log li:visible").count() == 1
+    wait_counter(page, f"Step 0 / {steps}")
+    assert len(log_types(page)) == dealt
 
 
-def test_decisions_are_shown_next_to_their_event(page: Any, site: dict[str, Any]) -> None:
-    record = site["record"]
+def test_autoplay_plays_and_pauses(page: Any, site: dict[str, Any]) -> None:
+    steps = len(site["record"]["steps"])
     page.goto(f"{site['url']}/matches/{site['match']}")
-    wait_counter(page, f"1 / {len(record['events'])}")
-    # the first decision (a draw or taking the discard) comes with the first event after it
-    first_turn = next(i for i, e in enumerate(record["events"]) if e["type"] == "turn")
-    for _ in range(first_turn + 1):
-        page.keyboard.press("ArrowRight")
+    wait_counter(page, f"Step 0 / {steps}")
+    page.select_option("#speed", "8")
+    page.keyboard.press(" ")
+    page.wait_for_function("() => Number(document.getElementById('replay').dataset.step) >= 3")
+    page.click("[data-go=play]")  # pause
+    assert page.locator("[data-go=play]").get_attribute("aria-pressed") == "false"
+    paused = counter(page)
+    page.wait_for_timeout(600)
+    assert counter(page) == paused
+
+
+def test_jumping_to_a_round(page: Any, site: dict[str, Any]) -> None:
+    record = site["record"]
+    rounds = [r["round"] for r in record["outcome"]["rounds"]]
+    assert len(rounds) >= 2, "the fixture's match has one round"
+    page.goto(f"{site['url']}/matches/{site['match']}")
+    wait_counter(page, f"Step 0 / {len(record['steps'])}")
+    options = page.locator("#jump-round option").all_inner_texts()[1:]
+    assert options == [f"Round {r}" for r in rounds]
+    page.select_option("#jump-round", label="Round 2")
+    page.wait_for_function("() => document.querySelector('#table').textContent.includes('Round 2')")
+    step = int(page.locator("#replay").get_attribute("data-step"))
+    # the first step of round 2: its deal is among the events just shown
+    assert "deal" in page.locator("#event-log li.current").evaluate_all(
+        "items => items.map(i => i.dataset.type)"
+    )
+    page.keyboard.press("PageUp")
+    page.wait_for_function(f"() => document.getElementById('replay').dataset.step < {step}")
+
+
+def test_decisions_are_shown_with_their_step(page: Any, site: dict[str, Any]) -> None:
+    record = site["record"]
+    page.goto(f"{site['url']}/matches/{site['match']}#seat=all&step=1")
+    wait_counter(page, f"Step 1 / {len(record['steps'])}")
     decision = page.locator("#decisions .decision").first
     decision.wait_for()
     text = decision.inner_text()
     action = record["steps"][0][0]["action"]["type"]
-    assert action in text and " ms" in text and "step 1" in text
+    assert action in text and " ms" in text
+    assert "Step 1" in page.locator("#decisions h3").inner_text()
 
 
 def test_a_seat_sees_only_what_it_received(page: Any, site: dict[str, Any]) -> None:
     record = site["record"]
+    steps = len(record["steps"])
     page.goto(f"{site['url']}/matches/{site['match']}")
-    wait_counter(page, f"1 / {len(record['events'])}")
-    # everyone's view: seat 1's private cards are there
+    wait_counter(page, f"Step 0 / {steps}")
     page.click("[data-go=last]")
-    private_to_1 = page.locator("#event-log li", has_text="only seat 1")
-    assert private_to_1.count() > 0
+    assert page.locator("#event-log li", has_text="only seat 1").count() > 0
 
-    page.click("[data-seat='0']")
+    page.click("[data-perspective='0']")
+    page.wait_for_function("() => document.getElementById('replay').dataset.showing === '0'")
+    wait_counter(page, f"Step {steps} / {steps}")  # still at the end of the match
+    assert page.locator("[data-perspective='0']").get_attribute("aria-pressed") == "true"
     mine = seat_events(record, 0)
-    wait_counter(page, f"{len(mine)} / {len(mine)}")  # still at the end of the match
-    assert page.locator("[data-seat='0']").get_attribute("aria-pressed") == "true"
-    assert page.locator("#event-log li").count() == len(mine)
+    assert log_types(page) == [e["type"] for e in mine]
     assert page.locator("#event-log li", has_text="only seat 1").count() == 0
-    types = page.locator("#event-log li").evaluate_all("items => items.map(i => i.dataset.type)")
-    assert types == [e["type"] for e in mine]
-    # seat 1's first private event (the cards it peeked at) is nowhere on the page
-    secret = next(e for e in record["events"] if e["to"] == [1])
-    assert secret not in mine
-    log_text = page.locator("#event-log").inner_text()
-    assert "only seat 0" in log_text
+    assert "only seat 0" in page.locator("#event-log").inner_text()
     shoot(page, "replay-seat-0")
     # only seat 0's own decisions are listed
     page.click("[data-go=first]")
-    deciders = []
-    for _ in range(min(len(mine) - 1, 40)):
+    deciders: list[str] = []
+    for _ in range(min(steps, 40)):
         page.keyboard.press("ArrowRight")
         deciders += page.locator("#decisions .decision > .player").all_inner_texts()
     assert deciders and all(seat.endswith("(seat 0)") for seat in deciders), deciders
 
-    page.click("[data-seat='all']")
-    page.click("[data-go=last]")
-    wait_counter(page, f"{len(record['events'])} / {len(record['events'])}")
 
-
-def test_a_perspective_can_be_linked(page: Any, site: dict[str, Any]) -> None:
-    mine = seat_events(site["record"], 1)
-    page.goto(f"{site['url']}/matches/{site['match']}#seat=1&event=3")
-    wait_counter(page, f"3 / {len(mine)}")
-    assert page.locator("[data-seat='1']").get_attribute("aria-pressed") == "true"
+def test_a_perspective_and_a_step_can_be_linked(page: Any, site: dict[str, Any]) -> None:
+    steps = len(site["record"]["steps"])
+    page.goto(f"{site['url']}/matches/{site['match']}#seat=1&step=3")
+    wait_counter(page, f"Step 3 / {steps}")
+    assert page.locator("[data-perspective='1']").get_attribute("aria-pressed") == "true"
     page.keyboard.press("ArrowRight")
-    wait_counter(page, f"4 / {len(mine)}")
-    assert page.evaluate("location.hash") == "#seat=1&event=4"
+    wait_counter(page, f"Step 4 / {steps}")
+    assert page.evaluate("location.hash") == "#seat=1&step=4"
+    # a link made before the table was drawn names an event: its step opens
+    mine = seat_events(site["record"], 1)
+    page.goto("about:blank")
+    page.goto(f"{site['url']}/matches/{site['match']}#seat=1&event={len(mine)}")
+    wait_counter(page, f"Step {steps} / {steps}")
 
 
 def test_unknown_events_show_their_type_and_fields_as_text(page: Any, site: dict[str, Any]) -> None:
     page.goto(f"{site['url']}/matches/{site['odd']}")
-    wait_counter(page, "1 / 2")
-    text = page.locator("#event-current").inner_text()
+    page.wait_for_function("() => document.getElementById('replay').dataset.showing")
+    text = page.locator("#event-log").inner_text()
     assert "mystery" in text and "answer" in text and "42" in text
     assert "<img src=x onerror=alert(1)>" in text  # shown as text, never as markup
     assert page.locator("#replay img").count() == 0
-    assert "cannot be placed" in page.locator("#decisions").inner_text()
-    page.keyboard.press("ArrowRight")
-    wait_counter(page, "2 / 2")
-    assert "for bob only" in page.locator("#event-current").inner_text()
-    page.click("[data-seat='0']")
-    wait_counter(page, "1 / 1")
+    assert "cannot be re-simulated" in page.locator("#perspective-note").inner_text()
+    assert "for bob only" in text
+    page.click("[data-perspective='0']")
+    page.wait_for_function("() => document.getElementById('replay').dataset.showing === '0'")
     assert "whisper" not in page.locator("#replay").inner_text()
 
 
@@ -428,9 +446,13 @@ def test_the_tournament_form_filters_bots_and_starts_a_tournament(
     for bot_id in site["bots"]:
         page.check(f"input[name=bot_ids][value='{bot_id}']")
     page.select_option("#preset-select", "classic")
+    page.check("#live-everyone")  # a class watching: every card shown live
     page.click("button[type=submit]")
     page.wait_for_url(re.compile(r".*/tournaments/\d+$"))
     assert "Browser cup" in page.locator("h1").inner_text()
+    with site["app"].extensions["arena.db"].session() as session:
+        created = session.get(Tournament, int(page.url.rsplit("/", 1)[1]))
+        assert created.live_view == "everyone"
     standings = page.locator("table.standings tbody tr").all_inner_texts()
     assert {row.split("\t")[1] for row in standings} == {"ann", "bob"}
 

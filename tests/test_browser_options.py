@@ -69,7 +69,13 @@ def test_a_president_variant_is_sent_and_stored(
     assert page.locator("#option-list .option").count() == len(options)
     for option in options:  # every option has its field and its description
         assert field(page, option["name"]).locator(".hint").inner_text() == option["description"]
-    assert page.locator("#preset-select").is_disabled()  # Président has no presets
+    presets = [p["name"] for p in GAMES["president"].preset_list()]
+    assert (
+        page.locator("#preset-select option").evaluate_all(
+            "options => options.map(o => o.value).filter(v => v)"
+        )
+        == presets
+    )
     assert page.input_value("#option-deck") == "52"
     assert page.input_value("#option-rounds") == ""  # empty: the game's default
     assert page.locator("#option-list .option.changed").count() == 0

@@ -37,11 +37,9 @@ from arena.models import (
     TournamentEntry,
 )
 from arena.referee import PolicyClient, Referee, policy_rng
-from arena.replay import seat_events
 from arena.standings import crosstable, record_result, sprt_summary
 from arena.standings import standings as tournament_standings
 from arena.web.pages import signed
-from arena.web.replay_steps import step_positions
 from tests.test_tournament_formats import finish
 
 NAV = ("Leaderboards", "Bots", "Tournaments", "API docs")
@@ -425,61 +423,33 @@ def test_the_tournament_form_lists_games_presets_and_bots(
         assert f'name="bot_ids" value="{bot_id}"' in body
 
 
-def test_the_replay_page_embeds_its_match(client: FlaskClient, data: dict[str, Any]) -> None:
+def test_the_replay_page_points_its_viewer_at_the_frames(
+    client: FlaskClient, data: dict[str, Any]
+) -> None:
     match_id = data["matches"][0]
     body = client.get(f"/matches/{match_id}").data.decode()
-    assert f'data-match-id="{match_id}"' in body
-    assert f'data-replay-url="/api/matches/{match_id}/replay"' in body
+    assert f'data-frames-url="/api/matches/{match_id}/frames"' in body
     assert 'src="/static/replay.js"' in body
-    positions = json.loads(
-        re.search(
-            r'<script type="application/json" id="replay-positions">(.*?)</script>', body, re.S
-        ).group(1)
-    )
     with data["app"].extensions["arena.db"].session() as session:
         record = session.get(Replay, match_id).record
-    assert positions["all"][-1] == len(record["events"])
-    for seat in range(len(record["players"])):
-        assert positions["seats"][seat][-1] == len(seat_events(record, seat))
+    seats = [str(seat) for seat in range(len(record["players"]))]
+    opened = re.search(r'data-open="([^"]*)"', body).group(1)
+    assert json.loads(html.unescape(opened)) == ["all", "public", *seats]
     text = page_text(body)
-    assert "Seat 0 · " in text and "Seat 1 · " in text and "All" in text
+    assert "Seat 0 · " in text and "Seat 1 · " in text and "All cards" in text
     assert "Result" in text and "Strikes" in text
+    # the page holds no card: the viewer asks for one perspective's frames at a time
+    assert not re.search(r"\b(10|[2-9AJQK])[CDHS]\b", body)
 
 
-def test_a_match_without_replay_says_so(client: FlaskClient, data: dict[str, Any]) -> None:
+def test_a_match_not_played_yet_is_followed_live(client: FlaskClient, data: dict[str, Any]) -> None:
     body = client.get(f"/matches/{data['live_queued']}").data.decode()
-    assert 'id="replay"' not in body
-    assert "No replay: the match is queued" in page_text(body)
-    assert 'data-refresh="5"' in body
+    assert 'id="replay"' in body and 'data-initial="public"' in body
+    assert json.loads(html.unescape(re.search(r'data-open="([^"]*)"', body).group(1))) == ["public"]
+    assert "shown once the match is over" in page_text(body)  # its seed: the deal
     failed = client.get(f"/matches/{data['failed']}").data.decode()
-    assert "the worker gave up" in failed and "data-refresh" not in failed
-
-
-# -- placing decisions in the event list -------------------------------------------------
-@pytest.mark.parametrize("game", sorted(GAMES))
-def test_step_positions_place_every_step(game: str) -> None:
-    seats = GAMES[game].min_players
-    clients = [PolicyClient(make_policy(game, "random", policy_rng(3, s))) for s in range(seats)]
-    record = Referee().run(game, clients, 3).to_json()
-    positions = step_positions(record)
-    assert positions is not None
-    everyone = positions["all"]
-    assert len(everyone) == len(record["steps"]) + 1
-    assert everyone[0] >= 1  # the deal happens before any decision
-    assert everyone == sorted(everyone) and everyone[-1] == len(record["events"])
-    for seat in range(seats):
-        mine = positions["seats"][seat]
-        assert mine == sorted(mine) and len(mine) == len(everyone)
-        assert all(m <= e for m, e in zip(mine, everyone, strict=True))
-
-
-def test_step_positions_refuse_a_record_that_does_not_replay() -> None:
-    clients = [PolicyClient(make_policy("cactus", "random", policy_rng(1, s))) for s in range(2)]
-    record = Referee().run("cactus", clients, 1).to_json()
-    assert step_positions({**record, "seed": 2}) is None
-    assert step_positions({**record, "game": "chess"}) is None
-    fly = [[{"seat": 0, "kind": "turn", "action": {"type": "fly"}}]]
-    assert step_positions({**record, "steps": fly}) is None
+    assert "the worker gave up" in failed and 'id="replay"' not in failed
+    assert "No replay: the match is failed" in page_text(failed)
 
 
 # -- formats: balanced, duplicate deals, gauntlets, large tournaments ----------------------
@@ -780,7 +750,7 @@ def test_a_match_page_answers_not_modified(fclient: FlaskClient, formats: dict[s
     with formats["app"].extensions["arena.db"].session() as session:
         queued = schedule(session, formats["small"])[-1]
     response = fclient.get(f"/matches/{queued}")
-    assert response.status_code == 200 and 'data-refresh="5"' in response.data.decode()
+    assert response.status_code == 200 and 'data-initial="public"' in response.data.decode()
     again = fclient.get(f"/matches/{queued}", headers={"If-None-Match": response.headers["ETag"]})
     assert again.status_code == 304 and again.data == b""
     renamed = rename_a_seated_bot(formats["app"], queued)

@@ -3,21 +3,27 @@
 from __future__ import annotations
 
 import gzip
+import threading
+from collections import OrderedDict
 from typing import Any
 
+import orjson
 from flask import Response, abort, request
 from flask.views import MethodView
 
 from arena import services
 from arena.api.common import PAGINATION_HEADERS_DOC, ApiBlueprint, database, paged
 from arena.api.schemas import (
+    FramesArgsSchema,
     MatchDetailSchema,
     MatchListArgsSchema,
     MatchSchema,
     ReplayArgsSchema,
 )
+from arena.frames import HiddenWhileLive, PerspectiveError, answer_frames
+from arena.live import steps_so_far
 from arena.models import Match, Replay
-from arena.replay import decode, seat_decisions, seat_events
+from arena.replay import COMPRESSION_LEVEL, decode, seat_decisions, seat_events
 
 blp = ApiBlueprint(
     "matches", __name__, url_prefix="/api/matches", description="Matches and their replays."
@@ -85,6 +91,61 @@ class MatchReplay(MethodView):
             "events": seat_events(record, seat),
             "decisions": seat_decisions(record, seat),
         }
+
+
+@blp.route("/<int:match_id>/frames")
+class MatchFrames(MethodView):
+    @blp.arguments(FramesArgsSchema, location="query")
+    @blp.response(200)
+    def get(self, query: dict[str, Any], match_id: int) -> Any:
+        """The table at every step, from one perspective (what the replay viewer draws)
+
+        Frame ``i`` is the table once ``i`` steps are played (frame 0: the deal), with
+        the events the perspective observed in that step and the step's decisions as it
+        may see them (``public``: who was asked, latency and fault, not the answer).  The
+        first frame of the answer has the whole ``view``; each later one only the
+        ``changes`` (and the ``gone`` keys) from the one before.  A finished match has
+        every perspective; a running one, the frames played so far, and only ``public``
+        unless its tournament's ``live_view`` is ``everyone``: poll with ``since`` set to
+        the number of frames held.  ``complete`` is true once no frame will be added.
+        A record this server cannot re-simulate has ``frames: null`` and its ``events``.
+        """
+        perspective, since = query["perspective"], query["since"]
+        with database().session() as session:
+            match = services.get_match(session, match_id)
+            key = (database().url, match.id, perspective)
+            if match.status == "finished" and since == 0:
+                with _FRAMES_LOCK:
+                    cached = _FRAMES.get(key)
+                    if cached is not None:
+                        _FRAMES.move_to_end(key)
+                        return stored_json(cached)
+            replay = session.get(Replay, match.id) if match.status == "finished" else None
+            record = replay.record if replay is not None else None
+            steps = (
+                steps_so_far(session, match.id, match.attempts)
+                if record is None and match.status == "running"
+                else None
+            )
+            try:
+                body = answer_frames(match, record, steps, perspective, since)
+            except PerspectiveError as exc:
+                abort(400, str(exc))
+            except HiddenWhileLive as exc:
+                abort(403, str(exc))
+        data = gzip.compress(orjson.dumps(body), COMPRESSION_LEVEL, mtime=0)
+        if record is not None and since == 0:
+            with _FRAMES_LOCK:
+                _FRAMES[key] = data
+                while len(_FRAMES) > FRAMES_KEPT:
+                    _FRAMES.popitem(last=False)
+        return stored_json(data)
+
+
+# a finished match's frames never change: the last few answers are kept, compressed
+FRAMES_KEPT = 64
+_FRAMES: OrderedDict[tuple[str, int, str], bytes] = OrderedDict()
+_FRAMES_LOCK = threading.Lock()
 
 
 def stored_json(data: bytes) -> Response:

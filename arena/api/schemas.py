@@ -14,6 +14,7 @@ from arena.games import GAMES
 from arena.services import (
     BOT_STATUSES,
     FORMAT_BUILDERS,
+    LIVE_VIEWS,
     MATCH_STATUSES,
     MAX_ID,
     MAX_SEED,
@@ -341,6 +342,15 @@ class TournamentCreateSchema(Schema):
         metadata={"description": "gauntlet only: stop each challenger once decided"},
     )
     seed = StrictInteger(load_default=None, validate=validate.Range(min=0, max=MAX_SEED))
+    live_view = fields.String(
+        load_default="public",
+        validate=validate.OneOf(LIVE_VIEWS),
+        metadata={
+            "description": "what a match's page shows while it is played: public (the "
+            "public table only, the default) or everyone (every perspective, hidden "
+            "cards included: for a class watching, not a contest)"
+        },
+    )
 
     @validates_schema
     def _one_preset(self, data: dict[str, Any], **kwargs: Any) -> None:
@@ -448,6 +458,11 @@ class SprtStatusSchema(SprtSchema):
     challengers = fields.List(fields.Nested(ChallengerStatusSchema))
 
 
+def _read(obj: Any, name: str) -> Any:
+    """A field of a model, or of the dict an answer built from one (``as_row``)."""
+    return obj[name] if isinstance(obj, dict) else getattr(obj, name)
+
+
 class TournamentSchema(Schema):
     id = fields.Integer()
     name = fields.String()
@@ -460,13 +475,25 @@ class TournamentSchema(Schema):
     matches_per_bot = fields.Integer(allow_none=True)
     sprt = fields.Nested(SprtSchema, allow_none=True)
     balance = fields.Nested(BalanceSchema, allow_none=True)
-    seed = fields.Integer()
+    seed = fields.Method(
+        "_seed",
+        metadata={
+            "type": "integer",
+            "nullable": True,
+            "description": "null while the tournament runs: its matches' seeds, and so "
+            "their deals, follow from it",
+        },
+    )
     status = fields.String()
+    live_view = fields.String()
     bot_ids = fields.List(fields.Integer())
     challenger_ids = fields.List(fields.Integer())
     progress = fields.Nested(ProgressSchema)
     created_at = fields.DateTime()
     finished_at = fields.DateTime(allow_none=True)
+
+    def _seed(self, tournament: Any) -> int | None:
+        return None if _read(tournament, "status") == "running" else _read(tournament, "seed")
 
 
 class TournamentDetailSchema(TournamentSchema):
@@ -515,11 +542,22 @@ class MatchSchema(Schema):
     status = fields.String()
     attempts = fields.Integer()
     rated = fields.Boolean()
-    seed = fields.Integer()
+    seed = fields.Method(
+        "_seed",
+        metadata={
+            "type": "integer",
+            "nullable": True,
+            "description": "null until the match is over: the seed gives the deal, "
+            "every hidden card",
+        },
+    )
     seats = fields.List(fields.Nested(SeatSchema))
     created_at = fields.DateTime()
     started_at = fields.DateTime(allow_none=True)
     finished_at = fields.DateTime(allow_none=True)
+
+    def _seed(self, match: Any) -> int | None:
+        return None if _read(match, "status") in ("queued", "running") else _read(match, "seed")
 
 
 class MatchDetailSchema(MatchSchema):
@@ -531,6 +569,26 @@ class MatchDetailSchema(MatchSchema):
 class ReplayArgsSchema(Schema):
     seat = fields.Integer(
         metadata={"description": "only what this seat received (events and its decisions)"}
+    )
+
+
+class FramesArgsSchema(Schema):
+    perspective = fields.String(
+        load_default="all",
+        validate=validate.Length(min=1, max=8),
+        metadata={
+            "description": "all (every card face up), public (what someone at no seat may "
+            "know) or a seat number (what that seat knew). While a match is played only "
+            "public, unless its tournament's live_view is everyone"
+        },
+    )
+    since = fields.Integer(
+        load_default=0,
+        validate=validate.Range(min=0, max=1_000_000),
+        metadata={
+            "description": "the first frame wanted: a viewer that holds frames 0 "
+            "to since - 1 asks for the rest"
+        },
     )
 
 
@@ -566,10 +624,61 @@ class LadderUpdateSchema(Schema):
     )
 
 
-class GameSchema(Schema):
+class OptionSchema(Schema):
+    name = fields.String()
+    type = fields.String(
+        metadata={"description": "the JSON type of a value: boolean, integer, string or object"}
+    )
+    enum = fields.List(
+        fields.Raw(),
+        metadata={"description": "the values allowed, when not every value of the type is"},
+    )
+    default = fields.Raw(
+        allow_none=True, metadata={"description": "the value of a match started without it"}
+    )
+    nullable = fields.Boolean(
+        metadata={"description": "null is allowed too: the game then chooses (see description)"}
+    )
+    description = fields.String()
+    minimum = fields.Integer(metadata={"description": "integers only"})
+    maximum = fields.Integer(metadata={"description": "integers only"})
+    allowed_keys = fields.List(
+        fields.String(), metadata={"description": "objects only: the keys allowed, if not any"}
+    )
+
+
+class PresetSchema(Schema):
+    name = fields.String()
+    description = fields.String()
+    options = fields.Dict(metadata={"description": "the option values it sets"})
+
+
+class _GameBaseSchema(Schema):
     id = fields.String()
     title = fields.String()
     min_players = fields.Integer()
     max_players = fields.Integer()
-    presets = fields.Dict(keys=fields.String(), values=fields.Dict())
     default_options = fields.Dict()
+    options = fields.List(
+        fields.Nested(OptionSchema),
+        metadata={"description": "every option, in the order the game declares them"},
+    )
+    options_schema = fields.Dict(
+        metadata={
+            "description": "the JSON Schema (draft 2020-12) of a tournament's options: types, "
+            "allowed values, defaults, descriptions and the presets; options that contradict "
+            "each other are refused when the tournament is created"
+        }
+    )
+
+
+class GameSchema(_GameBaseSchema):
+    presets = fields.Dict(
+        keys=fields.String(),
+        values=fields.Dict(),
+        metadata={"description": "preset name -> the option values it sets"},
+    )
+
+
+class GameDetailSchema(_GameBaseSchema):
+    presets = fields.List(fields.Nested(PresetSchema))

@@ -4,7 +4,9 @@ Pages only read.  Everything that changes data (registering a bot, starting or
 cancelling a tournament) goes through the JSON API from ``static/forms.js``, so the
 rules for what is accepted live in one place.  Aggregates come from the functions the
 API uses: leaderboards and progress from ``arena.services``, standings, crosstables and
-a gauntlet's stop rule from ``arena.standings`` (rows kept as each match finishes).
+a gauntlet's stop rule from ``arena.standings`` (rows kept as each match finishes).  What
+only the pages show, a bot's rating history, results by opponent and faults by kind, is
+read here and drawn as inline SVG on the server (``arena.web.charts``: no script).
 
 Long lists are paginated (``?page=N``; a page that is not a number is the first, one
 past the end the last).  A live page (a tournament or a match still being played)
@@ -19,22 +21,30 @@ import datetime as dt
 import hashlib
 import json
 import math
-import threading
-from collections import OrderedDict
 from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, render_template, request
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy import case, func, select
+from sqlalchemy.orm import Session, aliased, selectinload
 from werkzeug.http import quote_etag
 
 import arena
 from arena import services, standings
 from arena.db import Database
 from arena.games import GAMES
-from arena.models import Bot, Match, MatchSeat, Rating, Replay, Tournament, TournamentEntry
-from arena.replay import describe_fault
-from arena.web.replay_steps import step_positions
+from arena.models import (
+    Bot,
+    FittedRating,
+    Match,
+    MatchSeat,
+    Rating,
+    RatingChange,
+    Replay,
+    Tournament,
+    TournamentEntry,
+)
+from arena.replay import describe_fault, fault_reason, seat_fault_reason
+from arena.web import charts
 
 bp = Blueprint("web", __name__)
 
@@ -47,10 +57,7 @@ FORMAT_NAMES = {"round_robin": "Round robin", "balanced": "Balanced", "gauntlet"
 DECISIONS = {"H1": "passed (H1)", "H0": "failed (H0)", None: "still open"}
 NOTHING = "\u2013"  # an en dash: no value
 FINISHED = "finished"
-POSITIONS_KEPT = 256  # replays whose decision positions are kept in memory
-
-_POSITIONS: OrderedDict[tuple[str, int], dict[str, Any] | None] = OrderedDict()
-_POSITIONS_LOCK = threading.Lock()
+LIVE_MATCHES_LISTED = 24  # the running matches a tournament page links to
 
 
 def _database() -> Database:
@@ -75,6 +82,28 @@ def _games() -> list[dict[str, Any]]:
         }
         for game in GAMES.values()
     ]
+
+
+def _option_forms() -> dict[str, dict[str, Any]]:
+    """Per game, what the tournament form builds its Options fields from, embedded in the
+    page (no request of its own): each option (``Game.option_list``), the default options,
+    and each preset with the complete options it plays with (what the fields show once
+    it is chosen)."""
+    return {
+        game.id: {
+            "options": game.option_list(),
+            "defaults": game.default_options(),
+            "presets": [
+                {
+                    "name": preset["name"],
+                    "description": preset["description"],
+                    "values": game.options_json(game.resolve_options({"preset": preset["name"]})),
+                }
+                for preset in game.preset_list()
+            ],
+        }
+        for game in GAMES.values()
+    }
 
 
 def _matches_query() -> Any:
@@ -228,7 +257,31 @@ def leaderboard(game_id: str) -> str:
         abort(404, f"There is no game {game_id!r}.")
     with _database().session() as session:
         rows = _sorted_leaderboard(session, game_id)
-        return render_template("leaderboard.html", game=GAMES[game_id], rows=rows)
+        return render_template(
+            "leaderboard.html", game=GAMES[game_id], rows=rows, **_interval_bars(rows)
+        )
+
+
+def _interval_bars(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each fitted row's 95% interval as a bar (by bot id), all on one scale that holds
+    every interval of the page, and that scale's tick values for the column's heading."""
+    fitted = [row for row in rows if row["fitted"]]
+    scale = charts.scale_of([(row["fitted"]["low"], row["fitted"]["high"]) for row in fitted])
+    if scale is None:
+        return {"bars": {}, "bars_axis": None}
+    return {
+        "bars": {
+            row["bot_id"]: charts.interval_bar(
+                row["fitted"]["rating"],
+                row["fitted"]["low"],
+                row["fitted"]["high"],
+                scale=scale,
+                label=row["name"],
+            )
+            for row in fitted
+        },
+        "bars_axis": charts.interval_axis(scale),
+    }
 
 
 @bp.get("/bots")
@@ -288,7 +341,156 @@ def bot(bot_id: int) -> str:
             matches=matches,
             pager=pager,
             faults=services.recent_faults(session, bot_id),
+            **_bot_charts(session, found),
         )
+
+
+# -- the charts of a bot's page ------------------------------------------------------------
+def _bot_charts(session: Session, bot: Bot) -> dict[str, Any]:
+    """What the bot page draws: its rating history per game, its results by opponent and
+    its faults by kind, each as rows and as a chart: four queries, whatever the number
+    of games, opponents and matches."""
+    opponents = _opponents(session, bot.id)
+    kinds = _fault_kinds(session, bot.id)
+    return {
+        "history": _rating_history(session, bot),
+        "opponents": opponents,
+        "opponents_chart": charts.results_chart(
+            [(o["name"], o["ahead"], o["tied"], o["behind"]) for o in opponents],
+            label=f"Results of {bot.name} against the opponents it met most",
+        )
+        if opponents
+        else None,
+        "fault_kinds": kinds,
+        "faults_chart": charts.bar_chart(
+            [(k["kind"], k["faults"]) for k in kinds],
+            label=f"Faults of {bot.name} by kind, over all its finished matches",
+        )
+        if kinds
+        else None,
+    }
+
+
+def _rating_history(session: Session, bot: Bot) -> list[dict[str, Any]]:
+    """Per game with rated matches (in the order of ``GAMES``): the number of matches and
+    the chart of the bot's Elo over them (``charts.rating_history``), with its fitted
+    rating and interval when it has one.  The changes come in the order they were made
+    (the rating sequence; then finish time and match id for results without one)."""
+    rows = session.execute(
+        select(RatingChange.game, RatingChange.before, RatingChange.after)
+        .join(Match, Match.id == RatingChange.match_id)
+        .where(RatingChange.bot_id == bot.id)
+        .order_by(
+            RatingChange.game,
+            Match.rating_seq.asc().nulls_last(),
+            Match.finished_at,
+            Match.id,
+        )
+    ).all()
+    elos: dict[str, list[float]] = {}
+    for game, before, after in rows:
+        elos.setdefault(game, [before]).append(after)
+    fitted = {
+        f.game: (f.rating, f.low, f.high)
+        for f in session.scalars(select(FittedRating).where(FittedRating.bot_id == bot.id))
+    }
+    return [
+        {
+            "game": game_id,
+            "matches": len(elos[game_id]) - 1,
+            "fitted": fitted.get(game_id),
+            "chart": charts.rating_history(
+                elos[game_id],
+                label=f"Rating history of {bot.name} in {game_title(game_id)}",
+                fitted=fitted.get(game_id),
+            ),
+        }
+        for game_id in sorted(elos, key=_game_order)
+    ]
+
+
+def _game_order(game_id: str) -> tuple[int, str]:
+    order = list(GAMES)
+    return (order.index(game_id) if game_id in order else len(order), game_id)
+
+
+OPPONENTS = 20  # opponents listed on a bot's page: the most met
+
+
+def _opponents(session: Session, bot_id: int, limit: int = OPPONENTS) -> list[dict[str, Any]]:
+    """The bots this one met most in finished matches, with how often it finished ahead
+    of, level with and behind each, from one query over pairs of seats of the same match
+    (a bot seated twice in a match counts each pair of its seats)."""
+    me, them = aliased(MatchSeat), aliased(MatchSeat)
+    met = func.count(me.match_id.distinct())
+    rows = session.execute(
+        select(
+            them.bot_id,
+            Bot.name,
+            Bot.status,
+            met,
+            func.sum(case((me.rank < them.rank, 1), else_=0)),
+            func.sum(case((me.rank == them.rank, 1), else_=0)),
+            func.sum(case((me.rank > them.rank, 1), else_=0)),
+        )
+        .select_from(me)
+        .join(them, (them.match_id == me.match_id) & (them.bot_id != me.bot_id))
+        .join(Match, Match.id == me.match_id)
+        .join(Bot, Bot.id == them.bot_id)
+        .where(
+            me.bot_id == bot_id,
+            Match.status == FINISHED,
+            me.rank.is_not(None),
+            them.rank.is_not(None),
+        )
+        .group_by(them.bot_id, Bot.name, Bot.status)
+        .order_by(met.desc(), Bot.name, them.bot_id)
+        .limit(limit)
+    ).all()
+    return [
+        {
+            "bot_id": opponent,
+            "name": name,
+            "status": status,
+            "matches": matches,
+            "ahead": int(ahead or 0),
+            "tied": int(tied or 0),
+            "behind": int(behind or 0),
+        }
+        for opponent, name, status, matches, ahead, tied, behind in rows
+    ]
+
+
+def _fault_kinds(session: Session, bot_id: int) -> list[dict[str, Any]]:
+    """The bot's faults over all its finished matches, by kind, most frequent first: the
+    number of faults, of matches they happened in, and the kind in words.  Seats stored
+    before faults were kept by kind count their strikes as "not recorded"."""
+    faults: dict[str, int] = {}
+    matches: dict[str, int] = {}
+    for seat_faults, strikes in session.execute(
+        select(MatchSeat.faults, MatchSeat.strikes)
+        .join(Match, Match.id == MatchSeat.match_id)
+        .where(MatchSeat.bot_id == bot_id, MatchSeat.strikes > 0, Match.status == FINISHED)
+    ):
+        kinds = (seat_faults or {}).get("kinds") or {"not recorded": strikes}
+        for kind, n in kinds.items():
+            faults[kind] = faults.get(kind, 0) + n
+            matches[kind] = matches.get(kind, 0) + 1
+    return [
+        {
+            "kind": kind,
+            "faults": n,
+            "matches": matches[kind],
+            "reason": "" if kind == "not recorded" else fault_reason({"kind": kind}),
+        }
+        for kind, n in sorted(faults.items(), key=lambda item: (-item[1], item[0]))
+    ]
+
+
+@bp.app_template_filter("seat_reason")
+def seat_reason(faults: dict[str, Any] | None) -> str:
+    """Why a seat was struck out or forfeited (``arena.replay.seat_fault_reason``)."""
+    return seat_fault_reason(faults) or ""
 
 
 @bp.get("/tournaments")
@@ -323,7 +525,9 @@ def tournaments() -> str:
 def tournament_new() -> str:
     with _database().session() as session:
         rows = list(session.scalars(select(Bot).where(Bot.status == "active").order_by(Bot.name)))
-        return render_template("tournament_new.html", games=_games(), bots=rows)
+        return render_template(
+            "tournament_new.html", games=_games(), bots=rows, game_options=_option_forms()
+        )
 
 
 @bp.get("/tournaments/<int:tournament_id>")
@@ -356,6 +560,14 @@ def tournament(tournament_id: int) -> Response:
             )
         )
         live = _is_live(found, progress)
+        playing = list(
+            session.scalars(
+                _matches_query()
+                .where(Match.tournament_id == tournament_id, Match.status == "running")
+                .order_by(Match.id)
+                .limit(LIVE_MATCHES_LISTED)
+            )
+        )
         crosstable = (
             standings.crosstable(session, found) if len(rows) <= CROSSTABLE_MAX_BOTS else None
         )
@@ -375,6 +587,8 @@ def tournament(tournament_id: int) -> Response:
             crosstable_max=CROSSTABLE_MAX_BOTS,
             stop_rule=_stop_rule(standings.sprt_summary(session, found)),
             matches=matches,
+            playing=playing,
+            live_listed=LIVE_MATCHES_LISTED,
             pager=pager,
             live=live,
             etag=quote_etag(etag, weak=True),  # the header's value, for forms.js
@@ -492,37 +706,27 @@ def match(match_id: int) -> Response:
             return unchanged
         replay = session.get(Replay, match_id) if found.status == FINISHED else None
         record = replay.record if replay is not None else None
-        positions = _positions(match_id, record) if record is not None else None
         outcome = (record or {}).get("outcome") or found.result or {}
+        live = found.status in ("queued", "running")
+        players = [_seat_name(found, seat) for seat in range(len(found.seats))]
+        everyone = found.tournament is not None and found.tournament.live_view == "everyone"
+        perspectives: list[str] = ["public"]
+        if not live or everyone:
+            perspectives = ["all", "public", *map(str, range(len(players)))]
         body = render_template(
             "match.html",
             match=found,
-            has_replay=record is not None,
-            players=[_seat_name(found, seat) for seat in range(len(found.seats))],
+            viewer=record is not None or live,
+            game=found.game,
+            players=players,
+            perspectives=perspectives,
+            initial="public" if live and not everyone else "all",
             outcome=outcome,
             rounds=_rounds_table(outcome.get("rounds") or []),
-            positions=positions,
-            replay_url=f"{request.script_root}/api/matches/{match_id}/replay",
-            live=found.status in ("queued", "running"),
-            etag=quote_etag(etag, weak=True),  # the header's value, for forms.js
+            frames_url=f"{request.script_root}/api/matches/{match_id}/frames",
+            live=live,
         )
         return _validators(Response(body, mimetype="text/html"), etag)
-
-
-def _positions(match_id: int, record: dict[str, Any]) -> dict[str, Any] | None:
-    """``step_positions`` of a finished match's record, which never changes again: kept for
-    the next view (a long match takes a noticeable time to re-simulate)."""
-    key = (_database().url, match_id)
-    with _POSITIONS_LOCK:
-        if key in _POSITIONS:
-            _POSITIONS.move_to_end(key)
-            return _POSITIONS[key]
-    positions = step_positions(record)
-    with _POSITIONS_LOCK:
-        _POSITIONS[key] = positions
-        while len(_POSITIONS) > POSITIONS_KEPT:
-            _POSITIONS.popitem(last=False)
-    return positions
 
 
 def _seat_name(match: Match, seat: int) -> str:

@@ -157,6 +157,168 @@
     const challenger = (row) => row.querySelector("input[name=challenger_ids]");
     const playsGame = (row) => JSON.parse(row.dataset.games || "[]").includes(gameSelect.value);
 
+    // -------------------------------------------------------------- the game's options
+    // One field per option of the chosen game, built from the list embedded in the page.
+    // A field shows the value matches will be played with (the preset's, else the game's
+    // default); only the fields changed from it are sent, and the API judges them.
+    const optionData = JSON.parse(document.getElementById("game-options").textContent || "{}");
+    const optionList = document.getElementById("option-list");
+    const presetHint = document.getElementById("preset-hint");
+    let optionsGame = null; // the game the fields were built for
+    let shown = {}; // the values the fields were last set to (the preset's or the defaults)
+
+    const gameOptions = () => optionData[gameSelect.value] || { options: [], defaults: {}, presets: [] };
+    const chosenPreset = () => gameOptions().presets.find((p) => p.name === presetSelect.value);
+    const baseline = () => (chosenPreset() || {}).values || gameOptions().defaults;
+
+    function same(a, b) {
+      if (a === b) return true;
+      if (!a || !b || typeof a !== "object" || typeof b !== "object") return false;
+      const keys = Object.keys(a);
+      return keys.length === Object.keys(b).length && keys.every((k) => same(a[k], b[k]));
+    }
+    // {"A": 1, "2": 2}: one line that wraps, as a person would type it, keys in the game's
+    // order (a parsed object puts "2" before "A")
+    function showJSON(value, order) {
+      const keys = Object.keys(value);
+      const known = (order || []).filter((k) => keys.includes(k));
+      return (
+        "{" +
+        known.concat(keys.filter((k) => !known.includes(k)))
+          .map((k) => JSON.stringify(k) + ": " + JSON.stringify(value[k]))
+          .join(", ") +
+        "}"
+      );
+    }
+
+    // a field's value as JSON; undefined when left empty (the game's value), and a
+    // SyntaxError for an object field that is not JSON
+    function readOption(control, option) {
+      if (option.type === "boolean") return control.checked;
+      const text = String(control.value || "").trim();
+      if (text === "") return undefined;
+      if (option.type === "object") return JSON.parse(text);
+      return option.type === "integer" ? Number(text) : text;
+    }
+    function writeOption(control, option, value) {
+      if (option.type === "boolean") {
+        control.checked = Boolean(value);
+      } else if (option.type === "object") {
+        control.value = value && typeof value === "object" ? showJSON(value, option.allowed_keys) : "";
+        fitText(control);
+      } else {
+        control.value = value === null || value === undefined ? "" : String(value);
+      }
+    }
+    // an object's field grows with its text: the whole value is in view
+    function fitText(area) {
+      area.style.height = "auto";
+      const border = area.offsetHeight - area.clientHeight;
+      area.style.height = area.scrollHeight + border + "px";
+    }
+    function changedValue(control, option) {
+      const value = readOption(control, option);
+      return value === undefined || same(value, shown[option.name]) ? undefined : value;
+    }
+
+    function optionField(option) {
+      const id = "option-" + option.name;
+      const box = document.createElement("div");
+      box.className = "option";
+      box.dataset.option = option.name;
+      const help = document.createElement("p");
+      help.className = "hint";
+      help.id = id + "-help";
+      help.textContent = option.description;
+      let control;
+      if (option.type === "boolean") {
+        control = document.createElement("input");
+        control.type = "checkbox";
+      } else if (option.enum) {
+        control = document.createElement("select");
+        if (option.nullable) control.appendChild(new Option("default", ""));
+        option.enum.forEach((value) => control.appendChild(new Option(String(value), String(value))));
+      } else if (option.type === "integer") {
+        control = document.createElement("input");
+        control.type = "number";
+        control.step = "1";
+        if (option.minimum !== undefined) control.min = option.minimum;
+        if (option.maximum !== undefined) control.max = option.maximum;
+        control.placeholder = "default";
+      } else if (option.type === "object") {
+        control = document.createElement("textarea");
+        control.rows = 2;
+        control.spellcheck = false;
+        control.placeholder = "{}";
+      } else {
+        control = document.createElement("input");
+        control.placeholder = "default";
+      }
+      control.id = id;
+      control.dataset.option = option.name;
+      control.setAttribute("aria-describedby", help.id);
+      const label = document.createElement("label");
+      label.htmlFor = id;
+      const name = document.createElement("span");
+      name.className = "option-name";
+      name.textContent = option.name;
+      if (option.type === "boolean") {
+        label.className = "check";
+        label.append(control, name);
+      } else {
+        label.append(name, control);
+      }
+      box.append(label, help);
+      return box;
+    }
+    const controls = () =>
+      gameOptions().options.map((option) => [optionList.querySelector('[id="option-' + option.name + '"]'), option]);
+
+    // changed fields are marked: they are what will be sent
+    function markChanged() {
+      controls().forEach(([control, option]) => {
+        let changed;
+        try {
+          changed = changedValue(control, option) !== undefined;
+        } catch (err) {
+          changed = true; // not JSON: sent to be refused, with the reason
+        }
+        control.closest(".option").classList.toggle("changed", changed);
+      });
+    }
+    // a new game: new fields; a new preset: the fields not changed follow it
+    function refreshOptions() {
+      if (optionsGame !== gameSelect.value) {
+        optionsGame = gameSelect.value;
+        optionList.replaceChildren(...gameOptions().options.map(optionField));
+        shown = {};
+      }
+      const fresh = baseline();
+      controls().forEach(([control, option]) => {
+        let keep;
+        try {
+          keep = changedValue(control, option) !== undefined;
+        } catch (err) {
+          keep = true;
+        }
+        if (!keep || !(option.name in shown)) writeOption(control, option, fresh[option.name]);
+      });
+      shown = fresh;
+      const preset = chosenPreset();
+      presetHint.textContent = preset
+        ? preset.description
+        : gameOptions().presets.length
+          ? "The game's default options."
+          : "This game has no presets: change the options below.";
+      markChanged();
+    }
+    optionList.addEventListener("input", (event) => {
+      if (event.target instanceof HTMLTextAreaElement) fitText(event.target);
+      markChanged();
+    });
+    optionList.addEventListener("change", markChanged);
+    presetSelect.addEventListener("change", refreshOptions);
+
     // only the chosen format's fields are shown (and enabled: hidden ones are not sent)
     function applyFormat() {
       const format = formatSelect.value;
@@ -184,9 +346,15 @@
       const presets = JSON.parse(option.dataset.presets || "[]");
       const preset = presetSelect.value;
       presetSelect.replaceChildren(new Option("default rules", ""));
-      presets.forEach((name) => presetSelect.appendChild(new Option(name, name)));
+      const described = (optionData[option.value] || { presets: [] }).presets;
+      presets.forEach((name) => {
+        const choice = new Option(name, name);
+        choice.title = (described.find((p) => p.name === name) || {}).description || "";
+        presetSelect.appendChild(choice);
+      });
       if (!changed && presets.includes(preset)) presetSelect.value = preset;
       presetSelect.disabled = presets.length === 0;
+      refreshOptions();
       seats.min = option.dataset.min;
       seats.max = option.dataset.max;
       const value = Number(seats.value);
@@ -306,7 +474,21 @@
         }
       }
       if (presetSelect.value) payload.preset = presetSelect.value;
+      // only the options changed from what the fields showed; a field that is not JSON is
+      // sent as typed, for the API to say what it expects
+      const options = {};
+      controls().forEach(([control, option]) => {
+        let value;
+        try {
+          value = changedValue(control, option);
+        } catch (err) {
+          value = String(control.value).trim();
+        }
+        if (value !== undefined) options[option.name] = value;
+      });
+      if (Object.keys(options).length) payload.options = options;
       if (String(data.get("seed") || "").trim() !== "") payload.seed = Number(data.get("seed"));
+      if (data.get("live_everyone")) payload.live_view = "everyone";
       const token = String(data.get("token") || "").trim();
       busy(tournament, true);
       const result = await postJSON(tournament.dataset.api, payload, token);

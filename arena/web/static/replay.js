@@ -1,36 +1,51 @@
-// The replay viewer: steps through a match's events, from everyone's point of view ("All")
-// or from one seat's, which is loaded from the API's ?seat=k filter and so shows exactly
-// the events that seat received.  Everything shown is built with textContent (no HTML
-// from the record ever reaches the page as markup).
+// The replay viewer: draws the table of a match at every step, from one perspective:
+// "all" (every card face up, once the match is over), "public" (what someone at no seat
+// may know: the only one of a match being played, unless its organiser opened the
+// others) or one seat (exactly what that seat knew at that step, from the engine's own
+// view of it).  The frames come from GET /api/matches/<id>/frames, one perspective at a
+// time, so a seat's page never holds another seat's cards; a replay file opened with
+// `arena view` carries them in the page instead.  Everything is built with textContent
+// (no HTML from a record ever reaches the page as markup).
 "use strict";
 
 (function () {
   const root = document.getElementById("replay");
   if (!root) return;
 
+  const embeddedNode = document.getElementById("replay-data");
+  const embedded = embeddedNode ? JSON.parse(embeddedNode.textContent) : null;
   const game = root.dataset.game;
   const players = JSON.parse(root.dataset.players || "[]");
-  const replayUrl = root.dataset.replayUrl;
-  const positionsNode = document.getElementById("replay-positions");
-  // positions.all[i] / positions.seats[k][i]: events that existed before step i
-  const positions = positionsNode ? JSON.parse(positionsNode.textContent) : null;
+  const framesUrl = root.dataset.framesUrl;
+  const POLL_MS = 1500;
+  const BASE_DELAY_MS = 900; // one step at speed 1×
 
-  const counter = document.getElementById("counter");
-  const currentPane = document.getElementById("event-current");
-  const decisionsPane = document.getElementById("decisions");
-  const log = document.getElementById("event-log");
-  const status = document.getElementById("replay-status");
-  const note = document.getElementById("perspective-note");
+  const $ = (id) => document.getElementById(id);
+  const counter = $("counter");
+  const tablePane = $("table");
+  const decisionsPane = $("decisions");
+  const log = $("event-log");
+  const status = $("replay-status");
+  const note = $("perspective-note");
+  const liveNote = $("live-note");
+  const speedSelect = $("speed");
+  const roundSelect = $("jump-round");
+  const turnSelect = $("jump-turn");
   const buttons = {};
   root.querySelectorAll("[data-go]").forEach((b) => {
     buttons[b.dataset.go] = b;
   });
+  const perspectiveButtons = Array.from(root.querySelectorAll("[data-perspective]"));
 
-  const loaded = {}; // mode ("all" or seat number as a string) -> API answer
-  let mode = "all";
-  let events = [];
+  let perspective = null; // "all", "public" or a seat number as a string
+  let frames = []; // expanded: each with its whole view
   let index = 0;
-  let decisions = []; // decisions[step]: the decisions of that step shown in this mode
+  let complete = true;
+  let following = true; // a live match: stay on the newest frame as frames arrive
+  let playing = null; // the autoplay timer
+  let pollTimer = null;
+  let generation = 0; // bumped by each perspective change: late answers are dropped
+  let openPerspectives = null;
 
   // ---------------------------------------------------------------- building blocks
   function el(tag, className, children) {
@@ -64,7 +79,12 @@
   const CARD = /^(10|[2-9AJQK])([CDHS])$/;
 
   function card(name) {
-    if (name === null || name === undefined) return el("span", "card hidden-card", ["?"]);
+    if (name === null || name === undefined || name === "hidden") {
+      const back = el("span", "card face-down", ["?"]);
+      back.dataset.card = "hidden";
+      back.title = "face down";
+      return back;
+    }
     const text = String(name);
     const french = CARD.exec(text);
     if (french) {
@@ -410,25 +430,6 @@
     return node;
   }
 
-  // ---------------------------------------------------------------- decisions
-  function boundaries() {
-    if (!positions) return null;
-    return mode === "all" ? positions.all : (positions.seats || [])[Number(mode)] || null;
-  }
-
-  // the steps whose decisions are shown with event ``i``: those taken before it, after the
-  // previous event of this perspective
-  function stepsAt(i) {
-    const bounds = boundaries();
-    if (!bounds) return [];
-    const found = [];
-    const last = i === events.length - 1;
-    for (let step = 0; step < bounds.length - 1; step += 1) {
-      if (bounds[step] === i || (last && bounds[step] > i)) found.push(step);
-    }
-    return found;
-  }
-
   function actionText(action) {
     if (!action || typeof action !== "object") return [shortJSON(action)];
     const parts = [el("strong", "", [String(action.type || "?")])];
@@ -449,142 +450,448 @@
     return (value < 10 ? value.toFixed(2) : value.toFixed(0)) + " ms";
   }
 
-  // a fault's cause in words, as arena.replay.describe_fault writes it
-  function causeText(cause) {
-    const parts = [];
-    if (cause.detail) parts.push(cause.detail);
-    if (cause.received !== undefined && cause.excerpt === undefined) {
-      parts.push(cause.received + " bytes received");
-    }
-    if (cause.excerpt) parts.push("answer: " + cause.excerpt);
-    if (cause.error && String(cause.detail || "").indexOf(cause.error) < 0) parts.push(cause.error);
-    return parts.join(" — ");
+  // ---------------------------------------------------------------- the table, per game
+  function seatName(seat) {
+    const name = players[seat];
+    return name !== undefined ? name : "seat " + seat;
   }
 
-  function renderDecisions() {
-    decisionsPane.replaceChildren();
-    if (!positions) {
-      decisionsPane.appendChild(
-        el("p", "muted", ["The decisions cannot be placed: this record does not re-simulate."]),
-      );
-      return;
+  // the seats whose decision made this frame, or who are named by its events
+  function actors(frame) {
+    const found = new Set();
+    (frame.decisions || []).forEach((d) => found.add(Number(d.seat)));
+    if (found.size === 0) {
+      (frame.events || []).forEach((e) => {
+        if (e.type === "turn") return; // names who plays next, not who acted
+        ["player", "seat"].forEach((key) => {
+          if (typeof e[key] === "number") found.add(e[key]);
+        });
+      });
     }
-    const rows = [];
-    stepsAt(index).forEach((step) => {
-      (decisions[step] || []).forEach((d) => {
-        const fault = d.fault
-          ? el("span", "fault", [
-              "fault: " + d.fault + (d.cause ? " — " + causeText(d.cause) : "") +
-                " (default action played)",
-            ])
-          : null;
-        rows.push(
-          el("li", "decision" + (d.fault ? " has-fault" : ""), [
-            el("span", "muted", ["step " + (step + 1) + " · "]),
-            player(d.seat),
-            " ",
-            el("span", "kind", [d.kind]),
-            " → ",
-            actionText(d.action),
-            d.latency_ms !== undefined && d.latency_ms !== null
-              ? el("span", "latency", [" · " + latency(d.latency_ms)])
-              : "",
-            fault ? [" · ", fault] : "",
-            d.memo ? el("q", "memo", [d.memo]) : "",
-          ]),
+    return found;
+  }
+
+  function seatPanel(seat, frame, parts, marks) {
+    const panel = el("section", "seat-area", []);
+    panel.dataset.seat = String(seat);
+    panel.setAttribute("aria-label", "Seat " + seat + " · " + seatName(seat));
+    if (String(seat) === perspective) panel.classList.add("viewer-seat");
+    if (actors(frame).has(seat)) panel.classList.add("acted");
+    const head = el("header", "seat-head", [
+      el("span", "player seat-" + (seat % 8), [seatName(seat)]),
+      el("span", "muted", [" · seat " + seat]),
+    ]);
+    (marks || []).forEach((m) => {
+      if (m) head.appendChild(el("span", "mark " + (m.cls || ""), [m.text]));
+    });
+    panel.appendChild(head);
+    parts.forEach((p) => append(panel, p));
+    return panel;
+  }
+
+  function faceDown(count, cap) {
+    const shown = Math.min(count, cap || 20);
+    const row = [];
+    for (let i = 0; i < shown; i += 1) row.push(card(null));
+    if (count > shown) row.push(el("span", "muted", [" +" + (count - shown)]));
+    return el("div", "hand", row);
+  }
+
+  function faceUp(list) {
+    if (!list || list.length === 0) return el("div", "hand empty-hand", ["no cards"]);
+    return el("div", "hand", list.map((c) => card(c)));
+  }
+
+  function pile(label, count, top) {
+    return el("div", "pile", [
+      el("span", "pile-label", [label]),
+      top === undefined ? card(null) : top === null ? el("span", "card empty-slot", ["–"]) : card(top),
+      el("span", "muted", [" " + plural(count, "card")]),
+    ]);
+  }
+
+  function fact(label, value) {
+    return el("div", "fact", [el("span", "fact-label", [label + " "]), value]);
+  }
+
+  function scoreText(view, seat) {
+    const s = view.scores || {};
+    const parts = [];
+    if (s.penalty) parts.push("penalty " + s.penalty[seat]);
+    if (s.wins) parts.push(plural(s.wins[seat], "win"));
+    if (s.sum_totals) parts.push("totals " + s.sum_totals[seat]);
+    if (s.tally) parts.push("tally " + s.tally[seat]);
+    if (s.points) parts.push(plural(s.points[seat], "point"));
+    return parts.join(" · ");
+  }
+
+  const tables = {
+    cactus: (view, frame) => {
+      const seatsDrawn = (view.layouts || []).map((layout, seat) => {
+        const slots = layout.slice().sort((a, b) => a.slot - b.slot);
+        const grid = el(
+          "div",
+          "layout",
+          slots.map((s) => {
+            const cell = el("div", "slot", [card(s.card), el("span", "slot-id", [String(s.slot)])]);
+            cell.dataset.slot = String(s.slot);
+            return cell;
+          }),
+        );
+        const parts = [grid];
+        if (view.drawn !== null && view.drawn !== undefined && view.to_move === seat) {
+          parts.push(el("div", "drawn", ["In hand: ", card(view.drawn)]));
+        }
+        parts.push(el("div", "muted score", [scoreText(view, seat)]));
+        return seatPanel(seat, frame, parts, [
+          view.to_move === seat && view.phase !== "over" ? { text: "to play", cls: "to-play" } : null,
+          view.dealer === seat ? { text: "dealer" } : null,
+          view.called_by === seat ? { text: "called Cactus", cls: "called" } : null,
+        ]);
+      });
+      const discard = view.discard || [];
+      const center = el("div", "center", [
+        pile("Stock", view.stock),
+        pile("Discard", discard.length, discard.length ? discard[discard.length - 1] : null),
+        fact("Round", String(view.round)),
+        fact("Turn", String(view.turn)),
+        fact("Phase", humanize(view.phase || "")),
+        view.phase === "snap" ? el("div", "banner", ["Snap window open: anyone may throw a match"]) : "",
+        view.called_by !== null && view.called_by !== undefined
+          ? el("div", "banner", [player(view.called_by), " called Cactus"])
+          : "",
+      ]);
+      return [center, seatsDrawn];
+    },
+
+    "cactus-game": (view, frame) => {
+      const seatsDrawn = (view.hand_sizes || []).map((size, seat) => {
+        let hand;
+        if (Array.isArray(view.hands)) hand = faceUp(view.hands[seat]);
+        else if (view.seat === seat && view.hand) hand = faceUp(view.hand.cards);
+        else hand = faceDown(size);
+        return seatPanel(
+          seat,
+          frame,
+          [hand, el("div", "score", [plural((view.points || [])[seat] || 0, "point")])],
+          [
+            view.player === seat && view.phase !== "over" ? { text: "to play", cls: "to-play" } : null,
+            { text: plural(size, "card") },
+          ],
         );
       });
-    });
-    if (rows.length) {
-      decisionsPane.appendChild(el("h3", "", ["Decisions leading to this event"]));
-      decisionsPane.appendChild(el("ul", "decision-list", rows));
+      const discard = (view.discard && view.discard.cards) || [];
+      const chain = view.chain
+        ? el("div", "banner chain", [
+            "Stop chain: ",
+            card(view.chain.card),
+            typeof view.chain.player === "number" ? [" by ", player(view.chain.player)] : "",
+            " · ",
+            plural((view.chain.stops || []).length, "Stop"),
+            (view.chain.stops || []).length ? [" (", seats(view.chain.stops), ")"] : "",
+          ])
+        : "";
+      const looked = view.looked
+        ? el("div", "banner", [player(view.player), " looked at ", player(view.looked.player), "'s hand: ", cards(view.looked.cards)])
+        : "";
+      const center = el("div", "center", [
+        pile("Draw pile", view.draw_pile),
+        pile("Discard", discard.length, discard.length ? discard[discard.length - 1] : null),
+        fact("Points left", String(view.point_supply)),
+        fact("Target", String(view.target)),
+        fact("Turn", String(view.turn)),
+        fact("Phase", humanize(view.phase || "")),
+        chain,
+        looked,
+      ]);
+      return [center, seatsDrawn];
+    },
+
+    president: (view, frame) => {
+      const trick = view.trick || {};
+      const passed = new Set(
+        (trick.plays || []).filter((p) => p.type === "pass").map((p) => p.seat),
+      );
+      const seatsDrawn = (view.hand_sizes || []).map((size, seat) => {
+        let hand;
+        if (Array.isArray(view.hands)) hand = faceUp(view.hands[seat]);
+        else if (view.seat === seat && Array.isArray(view.cards)) hand = faceUp(view.cards);
+        else hand = faceDown(size);
+        const role = (view.roles || [])[seat];
+        const place = (view.places || [])[seat];
+        const exchange = view.seat === seat ? view.exchange : (view.exchanges || [])[seat];
+        const parts = [hand, el("div", "muted score", ["score " + (view.scores || [])[seat]])];
+        if (exchange && (exchange.gave || exchange.received)) {
+          parts.push(
+            el("div", "exchange", [
+              exchange.gave ? ["gave ", cards(exchange.gave.cards), " "] : "",
+              exchange.received ? ["received ", cards(exchange.received.cards)] : "",
+            ]),
+          );
+        }
+        return seatPanel(seat, frame, parts, [
+          role ? { text: humanize(role), cls: "role" } : null,
+          place ? { text: "out #" + place, cls: "place" } : null,
+          passed.has(seat) ? { text: "passed", cls: "passed" } : null,
+          trick.by === seat ? { text: "leads the trick", cls: "to-play" } : null,
+          { text: plural(size, "card") },
+        ]);
+      });
+      const plays = (trick.plays || []).filter((p) => p.type === "play");
+      const center = el("div", "center", [
+        el("div", "trick", [
+          el("span", "pile-label", ["Trick"]),
+          plays.length
+            ? plays.map((p) => el("span", "play", [player(p.seat), " ", cards(p.cards)]))
+            : el("span", "muted", ["empty: a lead is due"]),
+        ]),
+        fact("Round", String(view.round)),
+        fact("Phase", humanize(view.phase || "")),
+        view.reversed ? el("div", "banner", ["Revolution in force: the order is reversed"]) : "",
+        fact("Order", (view.rank_order || []).join(" ")),
+        view.leftover && view.leftover.cards && view.leftover.cards.length
+          ? fact("Left over", cards(view.leftover.cards))
+          : "",
+        Array.isArray(view.places) && view.places.some((p) => p)
+          ? fact(
+              "Finished",
+              seats(
+                view.places
+                  .map((p, seat) => [p, seat])
+                  .filter((x) => x[0])
+                  .sort((a, b) => a[0] - b[0])
+                  .map((x) => x[1]),
+              ),
+            )
+          : "",
+      ]);
+      return [center, seatsDrawn];
+    },
+  };
+
+  function drawTable(frame) {
+    tablePane.replaceChildren();
+    const draw = tables[game];
+    if (!frame || !frame.view || !draw) return;
+    let parts;
+    try {
+      parts = draw(frame.view, frame);
+    } catch (err) {
+      tablePane.appendChild(el("p", "muted", ["This table cannot be drawn: " + err.message]));
+      return;
+    }
+    const [center, seatAreas] = parts;
+    tablePane.appendChild(center);
+    tablePane.appendChild(el("div", "seats seats-" + seatAreas.length, seatAreas));
+    if (frame.outcome) {
+      tablePane.appendChild(
+        el("p", "banner over", ["Match over · ranks: ", perSeat(frame.outcome.ranks, (r) => "#" + r)]),
+      );
     }
   }
 
-  // ---------------------------------------------------------------- the view
-  function renderLog() {
+  // ---------------------------------------------------------------- decisions and log
+  function renderDecisions(frame) {
+    decisionsPane.replaceChildren();
+    const list = (frame && frame.decisions) || [];
+    if (!list.length) return;
+    const rows = list.map((d) => {
+      const fault = d.fault
+        ? el("span", "fault", [
+            d.fault === "struck_out"
+              ? "struck out: the default action is played"
+              : "fault: " + (d.reason || d.fault) + " (default action played)",
+          ])
+        : null;
+      return el("li", "decision" + (d.fault ? " has-fault" : ""), [
+        player(d.seat),
+        " ",
+        el("span", "kind", [d.kind]),
+        d.action !== undefined ? [" → ", actionText(d.action)] : "",
+        d.latency_ms !== undefined && d.latency_ms !== null
+          ? el("span", "latency", [" · " + latency(d.latency_ms)])
+          : "",
+        fault ? [" · ", fault] : "",
+        d.memo ? el("q", "memo", [d.memo]) : "",
+      ]);
+    });
+    decisionsPane.appendChild(el("h3", "", ["Step " + frame.step + ": the decisions"]));
+    decisionsPane.appendChild(el("ul", "decision-list", rows));
+  }
+
+  // The log holds the events of the frames up to the current one only: what comes later
+  // is not in the page at all (a seat's page holds what the seat knew at that step).
+  let shownUpTo = -1; // the last frame whose events are in the log
+  const eventStarts = []; // eventStarts[i]: the number of events before frame i's
+
+  function numberEvents(from) {
+    for (let i = from; i < frames.length; i += 1) {
+      eventStarts[i] = i === 0 ? 0 : eventStarts[i - 1] + (frames[i - 1].events || []).length;
+    }
+  }
+
+  function resetLog() {
     log.replaceChildren();
-    events.forEach((e, i) => {
-      const item = eventNode(e, i, "li", false);
-      item.addEventListener("click", () => go(i));
-      log.appendChild(item);
+    shownUpTo = -1;
+    eventStarts.length = 0;
+    numberEvents(0);
+  }
+
+  function appendLog(from) {
+    numberEvents(from);
+  }
+
+  function markLog() {
+    while (shownUpTo > index) {
+      const last = log.lastElementChild;
+      if (last && Number(last.dataset.frame) === shownUpTo) log.removeChild(last);
+      else shownUpTo -= 1;
+    }
+    while (shownUpTo < index) {
+      shownUpTo += 1;
+      const at = shownUpTo;
+      (frames[at].events || []).forEach((e, k) => {
+        const item = eventNode(e, eventStarts[at] + k, "li", false);
+        item.dataset.frame = String(at);
+        item.addEventListener("click", () => go(at));
+        log.appendChild(item);
+      });
+    }
+    let current = null;
+    Array.from(log.children).forEach((item) => {
+      const mine = Number(item.dataset.frame) === index;
+      item.classList.toggle("current", mine);
+      if (mine && current === null) current = item;
+    });
+    const target = current || log.lastElementChild;
+    if (target) {
+      const top = target.offsetTop - log.offsetTop;
+      if (top < log.scrollTop || top + target.offsetHeight > log.scrollTop + log.clientHeight) {
+        log.scrollTop = Math.max(0, top - log.clientHeight / 3);
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- rounds and turns
+  function fillJumps() {
+    const rounds = [];
+    const turns = [];
+    let lastRound = null;
+    let lastTurn = null;
+    frames.forEach((f, i) => {
+      const v = f.view || {};
+      if (v.round !== undefined && v.round !== lastRound) {
+        rounds.push([i, "Round " + v.round]);
+        lastRound = v.round;
+        lastTurn = null;
+      }
+      if (v.turn !== undefined && v.turn !== lastTurn) {
+        turns.push([i, (v.round !== undefined ? "Round " + v.round + " · " : "") + "turn " + v.turn]);
+        lastTurn = v.turn;
+      }
+    });
+    [
+      [roundSelect, rounds, "Jump to a round"],
+      [turnSelect, turns, "Jump to a turn"],
+    ].forEach(([select, items, label]) => {
+      if (!select) return;
+      select.replaceChildren(el("option", "", [label]));
+      select.firstChild.value = "";
+      items.forEach(([at, text]) => {
+        const option = el("option", "", [text]);
+        option.value = String(at);
+        select.appendChild(option);
+      });
+      select.disabled = items.length < 2;
     });
   }
 
+  function roundStarts() {
+    return roundSelect ? Array.from(roundSelect.options).slice(1).map((o) => Number(o.value)) : [];
+  }
+
+  // ---------------------------------------------------------------- showing a frame
   function show() {
-    const total = events.length;
+    const total = frames.length;
     if (total === 0) {
-      counter.textContent = "0 / 0";
-      currentPane.replaceChildren(el("p", "empty", ["No events in this perspective."]));
+      counter.textContent = "Step – / –";
+      tablePane.replaceChildren(el("p", "empty", [complete ? "No steps to show." : "Waiting for the match to start…"]));
     } else {
       index = Math.max(0, Math.min(index, total - 1));
-      counter.textContent = index + 1 + " / " + total;
-      currentPane.replaceChildren(eventNode(events[index], index, "div", true));
-      Array.from(log.children).forEach((item, i) => {
-        item.classList.toggle("future", i > index);
-        item.classList.toggle("current", i === index);
-      });
-      const current = log.children[index];
-      if (current) {
-        const top = current.offsetTop - log.offsetTop;
-        if (top < log.scrollTop || top + current.offsetHeight > log.scrollTop + log.clientHeight) {
-          log.scrollTop = Math.max(0, top - log.clientHeight / 2);
-        }
-      }
+      const frame = frames[index];
+      counter.textContent = "Step " + frame.step + " / " + frames[total - 1].step + (complete ? "" : "…");
+      root.dataset.step = String(frame.step);
+      drawTable(frame);
+      renderDecisions(frame);
+      markLog();
     }
     buttons.first.disabled = buttons.prev.disabled = index <= 0 || total === 0;
     buttons.next.disabled = buttons.last.disabled = index >= total - 1 || total === 0;
-    renderDecisions();
-    const hash = "#seat=" + mode + "&event=" + (index + 1);
-    if (window.location.hash !== hash) history.replaceState(null, "", hash);
+    if (perspective !== null) {
+      const hash = "#seat=" + perspective + "&step=" + (total ? frames[index].step : 0);
+      if (window.location.hash !== hash) history.replaceState(null, "", hash);
+    }
   }
 
   function go(target) {
     if (target === "first") index = 0;
     else if (target === "prev") index -= 1;
     else if (target === "next") index += 1;
-    else if (target === "last") index = events.length - 1;
+    else if (target === "last") index = frames.length - 1;
     else index = Number(target);
+    following = index >= frames.length - 1;
     show();
   }
 
-  // Where event ``i`` is in the match: the step that produced it (-1: before any) and
-  // how far into that step's events it is; keeps one's place across perspectives.
-  function placeOf(i) {
-    const bounds = boundaries();
-    if (!bounds || events.length === 0) return null;
-    if (i < bounds[0]) return { step: -1, offset: i };
-    let step = 0;
-    while (step + 1 < bounds.length - 1 && bounds[step + 1] <= i) step += 1;
-    return { step: step, offset: i - bounds[step] };
+  // ---------------------------------------------------------------- autoplay
+  function delay() {
+    return BASE_DELAY_MS / Number(speedSelect ? speedSelect.value : 1);
   }
 
-  function indexOf(place) {
-    const bounds = boundaries();
-    if (place.step < 0) return Math.min(place.offset, bounds[0] - 1);
-    const count = bounds[place.step + 1] - bounds[place.step];
-    return bounds[place.step] + Math.max(0, Math.min(place.offset, count - 1));
-  }
-
-  // the full record has every step's decisions; a seat's replay only that seat's own,
-  // each with its step
-  function decisionTable(which, body) {
-    const table = [];
-    if (which === "all") {
-      (body.steps || []).forEach((step, i) => {
-        table[i] = step;
-      });
-    } else {
-      (body.decisions || []).forEach((d) => {
-        (table[d.step] = table[d.step] || []).push(d);
-      });
+  function setPlaying(on) {
+    if (playing !== null) {
+      clearTimeout(playing);
+      playing = null;
     }
-    return table;
+    if (on) {
+      const tick = () => {
+        if (index < frames.length - 1) {
+          go("next");
+          playing = setTimeout(tick, delay());
+        } else if (!complete) {
+          playing = setTimeout(tick, delay()); // a live match: wait for the next frame
+        } else {
+          setPlaying(false);
+        }
+      };
+      if (index >= frames.length - 1 && complete) index = -1; // play again from the start
+      playing = setTimeout(tick, index < 0 ? 0 : delay());
+    }
+    buttons.play.textContent = on ? "❚❚ Pause" : "▶ Play";
+    buttons.play.setAttribute("aria-pressed", String(on));
   }
 
-  async function fetchMode(which) {
-    if (loaded[which]) return loaded[which];
-    const url = which === "all" ? replayUrl : replayUrl + "?seat=" + encodeURIComponent(which);
+  // ---------------------------------------------------------------- loading
+  function expand(list, previous) {
+    let view = previous ? previous.view : null;
+    return list.map((f) => {
+      if (f.view) {
+        view = f.view;
+      } else {
+        view = Object.assign({}, view, f.changes || {});
+        (f.gone || []).forEach((k) => delete view[k]);
+      }
+      return Object.assign({}, f, { view: view });
+    });
+  }
+
+  async function fetchFrames(which, since) {
+    if (embedded) {
+      const body = embedded.perspectives[which];
+      if (!body) throw new Error("this file has no " + which + " perspective");
+      return body;
+    }
+    const url = framesUrl + "?perspective=" + encodeURIComponent(which) + "&since=" + since;
     const response = await fetch(url, { headers: { Accept: "application/json" } });
     let body = null;
     try {
@@ -592,73 +899,195 @@
     } catch (err) {
       body = null;
     }
-    if (!response.ok || !body || !Array.isArray(body.events)) {
-      const message = body && body.message ? body.message : "HTTP " + response.status;
-      throw new Error(message);
+    if (!response.ok || !body) {
+      throw new Error(body && body.message ? body.message : "HTTP " + response.status);
     }
-    loaded[which] = body;
     return body;
   }
 
-  async function setMode(which, eventNumber) {
-    const place = eventNumber === undefined ? placeOf(index) : null;
+  function applyOpen(list) {
+    openPerspectives = list.map(String);
+    perspectiveButtons.forEach((b) => {
+      const open = openPerspectives.indexOf(b.dataset.perspective) >= 0;
+      b.disabled = !open;
+      b.title = open ? "" : "hidden while the match is played";
+    });
+  }
+
+  function describePerspective() {
+    if (perspective === "all") return "Every card face up, every event and every decision.";
+    if (perspective === "public") {
+      return "Only what someone at no seat may know: the public table and the public events.";
+    }
+    return (
+      "Exactly what seat " + perspective + " (" + seatName(Number(perspective)) +
+      ") knew at each step: its own view, the events it received and its own decisions."
+    );
+  }
+
+  async function setPerspective(which, step) {
+    const mine = ++generation;
+    const place = frames.length ? frames[index].step : 0;
     status.hidden = false;
     status.textContent = "Loading…";
     root.setAttribute("aria-busy", "true");
+    let body;
     try {
-      const body = await fetchMode(which);
-      mode = which;
-      events = body.events;
-      decisions = decisionTable(which, body);
+      body = await fetchFrames(which, 0);
     } catch (err) {
+      if (mine !== generation) return;
       status.textContent = "The replay could not be loaded: " + err.message;
       root.removeAttribute("aria-busy");
       return;
     }
-    root.querySelectorAll("[data-seat]").forEach((b) => {
-      b.setAttribute("aria-pressed", String(b.dataset.seat === mode));
+    if (mine !== generation) return;
+    perspective = which;
+    complete = !!body.complete;
+    if (body.perspectives) applyOpen(body.perspectives);
+    perspectiveButtons.forEach((b) => {
+      b.setAttribute("aria-pressed", String(b.dataset.perspective === perspective));
     });
-    note.textContent =
-      mode === "all"
-        ? "Showing every event, public and private."
-        : "Showing only what seat " + mode + " (" + (players[Number(mode)] || "?") +
-          ") received, and its own decisions.";
-    root.dataset.mode = mode;
-    renderLog();
-    if (eventNumber !== undefined) {
-      index = eventNumber - 1;
-    } else if (place !== null && boundaries()) {
-      index = indexOf(place);
+    root.dataset.showing = perspective;
+    note.textContent = describePerspective();
+    if (body.frames === null) {
+      // a record this server cannot re-simulate: its events alone, no table
+      frames = [{ step: 0, view: null, events: body.events || [], decisions: [] }];
+      note.textContent += " This record cannot be re-simulated here: the table is not drawn.";
+    } else {
+      frames = expand(body.frames || [], null);
     }
+    resetLog();
+    fillJumps();
+    const wanted = step !== undefined ? step : place;
+    index = frames.findIndex((f) => f.step >= wanted);
+    if (index < 0) index = frames.length - 1;
+    following = !complete && (step === undefined || index >= frames.length - 1);
+    if (following) index = frames.length - 1;
     status.hidden = true;
     root.removeAttribute("aria-busy");
     show();
+    schedulePoll();
+  }
+
+  function schedulePoll() {
+    if (pollTimer !== null) clearTimeout(pollTimer);
+    pollTimer = null;
+    if (complete || embedded) {
+      if (liveNote) liveNote.hidden = true;
+      return;
+    }
+    if (liveNote) liveNote.hidden = false;
+    pollTimer = setTimeout(poll, POLL_MS);
+  }
+
+  async function poll() {
+    const mine = generation;
+    let body;
+    try {
+      body = await fetchFrames(perspective, frames.length);
+    } catch (err) {
+      if (mine === generation) schedulePoll(); // a hiccup: try again
+      return;
+    }
+    if (mine !== generation) return;
+    if (body.status === "finished" && !complete) {
+      // the match is over: every perspective opens, the result is on the page
+      window.location.reload();
+      return;
+    }
+    if (body.frames && body.frames.length) {
+      const start = frames.length;
+      frames = frames.concat(expand(body.frames, frames[frames.length - 1]));
+      appendLog(start);
+      fillJumps();
+      if (following) index = frames.length - 1;
+    }
+    complete = !!body.complete;
+    if (body.perspectives) applyOpen(body.perspectives);
+    show();
+    schedulePoll();
   }
 
   // ---------------------------------------------------------------- controls
   Object.entries(buttons).forEach(([name, button]) => {
-    button.addEventListener("click", () => go(name));
+    if (name === "play") button.addEventListener("click", () => setPlaying(playing === null));
+    else button.addEventListener("click", () => go(name));
   });
-  root.querySelectorAll("[data-seat]").forEach((button) => {
-    button.addEventListener("click", () => setMode(button.dataset.seat));
+  perspectiveButtons.forEach((button) => {
+    button.addEventListener("click", () => setPerspective(button.dataset.perspective));
   });
+  [roundSelect, turnSelect].forEach((select) => {
+    if (!select) return;
+    select.addEventListener("change", () => {
+      if (select.value !== "") go(Number(select.value));
+      select.value = "";
+    });
+  });
+  if (speedSelect) {
+    speedSelect.addEventListener("change", () => {
+      if (playing !== null) setPlaying(true);
+    });
+  }
   document.addEventListener("keydown", (event) => {
-    if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
     const target = event.target;
     if (target && target.closest && target.closest("input, textarea, select, [contenteditable]")) {
       return;
     }
+    if (event.key === " " || event.key === "k") {
+      event.preventDefault();
+      setPlaying(playing === null);
+      return;
+    }
+    if (event.key === "PageDown" || event.key === "PageUp") {
+      const starts = roundStarts();
+      if (!starts.length) return;
+      event.preventDefault();
+      const next =
+        event.key === "PageDown"
+          ? starts.find((s) => s > index)
+          : starts.filter((s) => s < index).pop();
+      go(next === undefined ? (event.key === "PageDown" ? frames.length - 1 : 0) : next);
+      return;
+    }
+    if (event.shiftKey) return;
     const keys = { ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last" };
     const action = keys[event.key];
-    if (!action || events.length === 0) return;
+    if (!action || frames.length === 0) return;
     event.preventDefault();
     go(action);
   });
 
-  // #seat=1&event=12 opens that perspective at that event
+  // a link to another step or perspective of this match, followed on this page
+  window.addEventListener("hashchange", () => {
+    const linked = new URLSearchParams(window.location.hash.slice(1));
+    const seat = linked.get("seat");
+    const step = Number(linked.get("step"));
+    if (seat === null || openPerspectives.indexOf(seat) < 0 || !Number.isFinite(step)) return;
+    if (seat !== perspective) {
+      setPerspective(seat, step);
+    } else {
+      const at = frames.findIndex((f) => f.step >= step);
+      go(at < 0 ? frames.length - 1 : at);
+    }
+  });
+
+  // #seat=1&step=12 opens that perspective at that step (#seat=1&event=40: at the step of
+  // that perspective's 40th event, as links made before the table was drawn say)
   const params = new URLSearchParams(window.location.hash.slice(1));
-  const startSeat = params.get("seat");
-  const startEvent = Number(params.get("event")) || 1;
-  const valid = startSeat === "all" || (startSeat !== null && players[Number(startSeat)] !== undefined);
-  setMode(valid ? startSeat : "all", startEvent);
+  const wanted = params.get("seat");
+  const initial = root.dataset.initial || "all";
+  if (embedded && embedded.perspectives) applyOpen(Object.keys(embedded.perspectives));
+  else applyOpen(JSON.parse(root.dataset.open || "[]"));
+  const start = wanted !== null && openPerspectives.indexOf(wanted) >= 0 ? wanted : initial;
+  const stepParam = params.get("step");
+  const eventParam = params.get("event");
+  setPerspective(start, stepParam !== null ? Number(stepParam) || 0 : undefined).then(() => {
+    if (stepParam === null && eventParam !== null) {
+      const wantedEvent = Number(eventParam) - 1;
+      let at = 0;
+      while (at + 1 < frames.length && eventStarts[at + 1] <= wantedEvent) at += 1;
+      go(at);
+    }
+  });
 })();
