@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -245,8 +246,14 @@ def cmd_view(args: argparse.Namespace) -> int:
     ) as f:
         f.write(page)
     url = Path(f.name).as_uri()
-    opened = webbrowser.open(url)
-    print(f"replay page: {url}" + ("" if opened else " (open it in a browser)"))
+    # without a display, webbrowser would start a text browser that cannot run the page
+    graphical = sys.platform in ("darwin", "win32") or any(
+        os.environ.get(name) for name in ("DISPLAY", "WAYLAND_DISPLAY")
+    )
+    if graphical and webbrowser.open(url):
+        print(f"replay page opened: {url}")
+    else:
+        print(f"replay page written to {f.name}: open it in a browser")
     return 0
 
 

@@ -341,3 +341,21 @@ def test_arena_view_mistakes_get_one_line(
     capsys.readouterr()
     assert arena_main([a.format(dir=folder) for a in argv]) == 2
     assert capsys.readouterr().err == message.format(dir=folder) + "\n"
+
+
+def test_arena_view_without_a_display_says_where_the_page_is(
+    replay_file: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import webbrowser
+
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setattr("sys.platform", "linux")
+    monkeypatch.setattr(webbrowser, "open", lambda url: pytest.fail("no browser to open"))
+    capsys.readouterr()
+    assert arena_main(["view", str(replay_file)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("replay page written to ") and out.endswith(": open it in a browser\n")
+    page = Path(out.removeprefix("replay page written to ").split(": open it")[0])
+    assert page.exists() and 'id="replay-data"' in page.read_text()
+    page.unlink()

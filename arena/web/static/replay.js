@@ -603,6 +603,15 @@
         fact("Phase", humanize(view.phase || "")),
         chain,
         looked,
+        (view.this_turn || []).length
+          ? el("div", "banner this-turn", [
+              "This turn: ",
+              view.this_turn.map((play, i) => {
+                const text = describe(play);
+                return [i ? " · " : "", text.known ? text.parts : String(play.type)];
+              }),
+            ])
+          : "",
       ]);
       return [center, seatsDrawn];
     },
