@@ -132,7 +132,9 @@ def configure(config: Config) -> Celery:
     pools = _state.get("pools")
     if pools is not None:
         pools.close()
-    _state.update(config=config, db=None, pools=None)
+    for writer in (_state.get("live") or {}).values():
+        writer.close()
+    _state.update(config=config, db=None, pools=None, live={})
     return celery
 
 
@@ -160,6 +162,18 @@ def _pools() -> Pools:
                 check_address=config.address_policy.check,
             )
         return _state["pools"]
+
+
+def _live_writer(database: Database, interval: float) -> live.LiveWriter | None:
+    """The writer of this process's running matches' steps for ``database`` (None when
+    ``interval`` is 0: nothing is written)."""
+    if interval <= 0:
+        return None
+    with _state_lock:
+        writers = _state.setdefault("live", {})
+        if database.url not in writers:
+            writers[database.url] = live.LiveWriter(database, interval)
+        return writers[database.url]
 
 
 def _warden() -> Warden:
@@ -354,12 +368,9 @@ def play_claimed(
             deadline_ms=config.deadline_ms,
             time_limit=config.match_time_limit,
         )
+        writer = _live_writer(database, config.live_interval)
+        feed = writer.feed(match_id, attempt) if writer is not None else None
         try:
-            feed = (
-                live.LiveFeed(database, match_id, attempt, config.live_interval)
-                if config.live_interval > 0
-                else None
-            )
             record = referee.run(
                 game, clients, seed, options, match_id=str(match_id), stop=stop, on_step=feed
             )
@@ -368,6 +379,9 @@ def play_claimed(
         except MatchTimeLimit as exc:
             _give_up(database, match_id, owner, str(exc))
             return "failed"
+        finally:
+            if feed is not None:
+                feed.close()
         recorded = save_result(database, match_id, record, config.pause_after_forfeits)
     except Exception as exc:  # a bug of ours must not lose the match: mark it, keep going
         log.exception("match %s could not be played", match_id)

@@ -28,7 +28,7 @@ from arena.cli import main as arena_main
 from arena.config import Config
 from arena.db import Database
 from arena.games import get_game, make_policy
-from arena.live import LiveFeed
+from arena.live import LiveWriter
 from arena.models import Match, MatchSeat, Replay, Tournament
 from arena.referee import PolicyClient, Referee, policy_rng
 from arena.replay import answers
@@ -321,7 +321,8 @@ def test_a_live_match_is_followed_with_public_information_only(
         session.add(match)
         session.flush()
         match_id, tournament_id = match.id, cup.id
-    feed = LiveFeed(database, match_id, attempt=1, interval=0.2)
+    writer = LiveWriter(database, interval=0.2)
+    feed = writer.feed(match_id, attempt=1)
     clients = [
         SlowPolicy(make_policy("cactus", "random", policy_rng(77, s)), name=f"p{s}")
         for s in range(3)
@@ -354,6 +355,7 @@ def test_a_live_match_is_followed_with_public_information_only(
         tournament_page.close()
     finally:
         player.join(60)
+        writer.close()
     # the match ends: recorded as a worker records it, the page opens every perspective
     tasks.save_result(database, match_id, result["record"], config.pause_after_forfeits)
     page.wait_for_function("() => !document.querySelector('[data-perspective=\"all\"]').disabled")

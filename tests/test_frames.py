@@ -30,7 +30,7 @@ from arena.frames import (
     record_frames,
 )
 from arena.games import GAMES, get_game, make_policy
-from arena.live import LiveFeed, steps_so_far
+from arena.live import LiveWriter, steps_so_far
 from arena.models import LiveSteps, Match, MatchSeat, Tournament
 from arena.referee import PolicyClient, Referee, policy_rng
 from arena.replay import answers, seat_decisions, seat_events
@@ -220,9 +220,12 @@ def test_a_live_match_shows_the_public_table_only(app: Flask, client: FlaskClien
     assert before["frames"] == [] or before["frames"][0]["step"] == 0
     assert not before["complete"] and before["perspectives"] == ["public"]
     record = a_record("cactus", seed=21, players=2)
-    feed = LiveFeed(database, match_id, attempt=1, interval=0)
+    writer = LiveWriter(database, interval=3600)  # written when the test says
+    feed = writer.feed(match_id, attempt=1)
     for step in record["steps"][:30]:
         feed(step)
+    writer.flush()
+    writer.close()
     body = frames_of(client, match_id, "public").get_json()
     assert [f["step"] for f in body["frames"]] == list(range(31))
     assert expand(body["frames"]) == (record_frames(record, "public") or [])[:31]
@@ -242,29 +245,46 @@ def test_a_live_match_shows_the_public_table_only(app: Flask, client: FlaskClien
 def test_an_organiser_may_open_every_perspective_live(app: Flask, client: FlaskClient) -> None:
     match_id = running_match(app, live_view="everyone")
     record = a_record("cactus", seed=21, players=2)
-    feed = LiveFeed(app.extensions["arena.db"], match_id, attempt=1, interval=0)
+    writer = LiveWriter(app.extensions["arena.db"], interval=3600)
+    feed = writer.feed(match_id, attempt=1)
     for step in record["steps"][:10]:
         feed(step)
+    writer.flush()
+    writer.close()
     body = frames_of(client, match_id, "0").get_json()
     assert body["perspectives"] == ["all", "public", 0, 1]
     assert expand(body["frames"]) == (record_frames(record, 0) or [])[:11]
 
 
-def test_recording_the_result_drops_the_live_steps(app: Flask) -> None:
-    match_id = running_match(app)
+def test_live_steps_are_written_together_and_dropped_with_the_result(app: Flask) -> None:
     database = app.extensions["arena.db"]
-    clients = [PolicyClient(make_policy("cactus", "random", policy_rng(21, s))) for s in range(2)]
-    feed = LiveFeed(database, match_id, attempt=1, interval=3600)  # the first step, then none
-    record = Referee().run("cactus", clients, 21, {}, str(match_id), on_step=feed)
+    first, second = running_match(app), running_match(app, attempts=2)
+    writer = LiveWriter(database, interval=3600)  # written when the test says
+    feeds = {first: writer.feed(first, 1), second: writer.feed(second, 2)}
+    records = {}
+    for match_id, feed in feeds.items():
+        clients = [
+            PolicyClient(make_policy("cactus", "random", policy_rng(21, s))) for s in range(2)
+        ]
+        records[match_id] = Referee().run("cactus", clients, 21, {}, str(match_id), on_step=feed)
     with database.session() as session:
-        written = steps_so_far(session, match_id, 1)
-    assert written == record.steps[:1]
-    feed.flush()
+        assert steps_so_far(session, first, 1) == []  # nothing written before the flush
+    writer.flush()  # both matches' steps in one transaction
     with database.session() as session:
-        assert steps_so_far(session, match_id, 1) == record.steps
-    assert tasks.save_result(database, match_id, record)
+        assert steps_so_far(session, first, 1) == records[first].steps
+        assert steps_so_far(session, second, 2) == records[second].steps
+        assert steps_so_far(session, second, 1) == []
+    feeds[first](records[first].steps[0])  # another chunk follows the first
+    writer.flush()
     with database.session() as session:
-        assert session.scalars(select(LiveSteps).where(LiveSteps.match_id == match_id)).all() == []
+        assert steps_so_far(session, first, 1) == [*records[first].steps, records[first].steps[0]]
+    assert tasks.save_result(database, first, records[first])
+    feeds[first](records[first].steps[0])  # late: the match is recorded, nothing is written
+    writer.flush()
+    writer.close()
+    with database.session() as session:
+        assert session.scalars(select(LiveSteps).where(LiveSteps.match_id == first)).all() == []
+        assert steps_so_far(session, second, 2) == records[second].steps
 
 
 def test_a_tournament_says_who_may_watch_its_matches(
