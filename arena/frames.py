@@ -18,7 +18,8 @@ only the keys that changed (``"changes"``, applied over the previous frame's vie
 
 Frames are computed by re-simulating the answers from the seed (games are pure), never
 read from the record's events: a record that does not re-simulate to its own events has
-no frames (``Frames.check`` says so), and the viewer shows its events alone.
+no frames (``record_frames`` gives None), and the viewer shows its events alone.  A
+decision with a fault carries its ``reason`` in the words of the match and bot pages.
 """
 
 from __future__ import annotations
