@@ -6,6 +6,7 @@ Each module ``sample_bots.<game>_<policy>`` serves one policy of one game::
 
 ``python -m sample_bots`` lists them.  They wrap the in-process policies of
 ``arena.games`` (see :mod:`sample_bots.policy_bot`), so they need the arena package too.
+``sample_bots/js/bot.js`` is a bot of its own in JavaScript (Node, no dependencies).
 """
 
 from __future__ import annotations

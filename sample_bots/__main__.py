@@ -21,6 +21,7 @@ def main(argv: list[str]) -> int:
     print("Sample bots (python -m sample_bots.NAME --port N [--secret S] [--host H]):")
     for name, (game, policy) in SAMPLE_BOTS.items():
         print(f"  {name:<24}{game:<14}{policy}")
+    print("In JavaScript (Node, every game): node sample_bots/js/bot.js --port N [--secret S]")
     return 0
 
 

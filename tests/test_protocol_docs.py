@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from arenabot import make_server
+from arenabot import make_server, sign, verify
 
 from arena.clients import HttpClient
 from arena.referee import Referee
@@ -90,3 +90,25 @@ def test_every_golden_example_is_what_the_referee_sends():
         )
         assert shown == received, f"docs/protocol.md example {name!r} is out of date"
     assert len(set(request_ids)) == len(request_ids)  # one per request
+
+
+SIGNING_EXAMPLE = re.compile(r"<!-- signing-example -->\s*```text\n(.*?)```", re.S)
+
+
+def signing_example() -> dict[str, str]:
+    """The worked example of "Writing a bot in another language": field -> its text."""
+    found = SIGNING_EXAMPLE.search(DOC.read_text(encoding="utf-8"))
+    assert found, "docs/protocol.md has no signing example"
+    fields = (line.split(":", 1) for line in found[1].splitlines() if line.strip())
+    return {key.strip(): value.strip() for key, value in fields}
+
+
+def test_the_worked_signing_example_is_right():
+    example = signing_example()
+    timestamp, body = example["timestamp"], example["body"].encode("utf-8")
+    message = timestamp.encode("ascii") + b"." + body
+    assert example["message"].encode("utf-8") == message
+    assert example["length"].startswith(f"{len(message)} bytes: 10 digits, the dot, {len(body)} ")
+    assert example["starts"] == message[:24].hex(" ")
+    assert sign(example["secret"], timestamp, body) == example["signature"]
+    verify(example["secret"], timestamp, example["signature"], body, now=int(timestamp))

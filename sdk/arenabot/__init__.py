@@ -10,10 +10,19 @@
         def act(self, view, legal_actions):
             return legal_actions[0]
 
-    run(MyBot())  # python mybot.py --port 8000 --secret ...
+    run(MyBot())  # python mybot.py --port 9000 --secret ...
+
+or, as a plain function::
+
+    def act(view, legal_actions):
+        return legal_actions[0]
+
+    run(act, name="my-bot", games=["cactus"])
+
+``python -m arenabot new GAME DIR`` writes a starter bot for a game.
 """
 
-from arenabot.bot import Action, Bot, make_answer
+from arenabot.bot import Action, Bot, FunctionBot, as_bot, make_answer
 from arenabot.protocol import (
     API_VERSION,
     SDK_VERSION,
@@ -25,20 +34,23 @@ from arenabot.protocol import (
     signed_headers,
     verify,
 )
-from arenabot.server import BotServer, make_server, run, serve
+from arenabot.server import DEFAULT_PORT, BotServer, make_server, run, serve
 
 __version__ = SDK_VERSION
 
 __all__ = [
     "API_VERSION",
+    "DEFAULT_PORT",
     "SIGNATURE_HEADER",
     "TIMESTAMP_HEADER",
     "Action",
     "Bot",
     "BotServer",
+    "FunctionBot",
     "ReplayGuard",
     "SignatureError",
     "__version__",
+    "as_bot",
     "make_answer",
     "make_server",
     "run",

@@ -1,13 +1,18 @@
-"""The ``Bot`` base class: what a contestant writes."""
+"""What a contestant writes: a ``Bot`` subclass, or a plain function ``act(view,
+legal_actions)`` that ``as_bot`` turns into a ``FunctionBot``."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import inspect
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from arenabot.protocol import API_VERSION
 
 Action = dict[str, Any]
+ActFunction = Callable[[dict[str, Any], list[Action]], Any]
 
 
 class Bot:
@@ -69,3 +74,74 @@ def make_answer(result: Any) -> dict[str, Any]:
     if memo is not None:
         answer["memo"] = memo if isinstance(memo, str) else str(memo)
     return answer
+
+
+class FunctionBot(Bot):
+    """A plain function ``act(view, legal_actions)`` as a bot: the simplest way to write
+    one.  ``name`` defaults to the function's module name (its file's name when the file
+    is run as a script); give ``games`` so that registration knows what it plays."""
+
+    def __init__(
+        self,
+        act: ActFunction,
+        *,
+        name: str | None = None,
+        author: str = "",
+        version: str = "0",
+        games: Sequence[str] = (),
+    ):
+        if not callable(act):
+            raise TypeError(f"a function bot needs a function, not {type(act).__name__}")
+        self.function = act
+        self.name = name or _default_name(act)
+        self.author = author
+        self.version = version
+        self.games = list(games)
+
+    def act(self, view: dict[str, Any], legal_actions: list[Action]) -> Any:
+        return self.function(view, legal_actions)
+
+
+def as_bot(obj: Any, **info: Any) -> Bot:
+    """``obj`` as a ``Bot``: a ``Bot`` as it is, a ``Bot`` subclass built with no
+    arguments, a function ``act(view, legal_actions)`` as a ``FunctionBot`` (``info``:
+    its ``name``, ``author``, ``version``, ``games``), or a function of no arguments
+    that returns a ``Bot``.  TypeError for anything else."""
+    if isinstance(obj, type) and issubclass(obj, Bot):
+        obj = obj()
+    elif callable(obj) and not isinstance(obj, Bot | type):
+        if _accepts(obj, 2):
+            return FunctionBot(obj, **info)
+        if _accepts(obj, 0):
+            obj = obj()
+            if not isinstance(obj, Bot):
+                raise TypeError(f"the bot factory returned {type(obj).__name__}, not a Bot")
+    if not isinstance(obj, Bot):
+        raise TypeError(
+            "a bot is a Bot subclass, a Bot or a function act(view, legal_actions), "
+            f"not {type(obj).__name__}"
+        )
+    if info:
+        raise TypeError(
+            f"{', '.join(sorted(info))}: set them as attributes of the Bot class instead"
+        )
+    return obj
+
+
+def _accepts(function: Callable[..., Any], n_positional: int) -> bool:
+    """Whether ``function`` can be called with that many positional arguments."""
+    try:
+        inspect.signature(function).bind(*([None] * n_positional))
+    except TypeError:
+        return False
+    except ValueError:  # no signature to read (some builtins): assume it can
+        return True
+    return True
+
+
+def _default_name(function: Callable[..., Any]) -> str:
+    module = getattr(function, "__module__", None) or ""
+    if module == "__main__":
+        main_file = getattr(sys.modules.get("__main__"), "__file__", None)
+        module = Path(main_file).stem if main_file else ""
+    return module.rpartition(".")[2] or getattr(function, "__name__", "bot")

@@ -6,26 +6,46 @@ here plays the same over HTTP.  It needs the arena package (the repository that 
 the tournaments) installed next to the SDK::
 
     python -m arenabot.local mybot:MyBot --game cactus --matches 20 --opponents random,heuristic
+    python -m arenabot.local bot.py:act                    # the one game the bot declares
+    python -m arenabot.local http://127.0.0.1:9000 --game cactus --secret "$SECRET"
+
+A mistake in the command (a bot that cannot be loaded or does not answer, an unknown
+game, policy or option, a bad number) is one line on stderr and exit status 2.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
+import inspect
 import json
 import os
 import sys
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from pathlib import Path
+from types import ModuleType
+from typing import Any, NoReturn, TextIO
 
-from arenabot.bot import Bot, make_answer
+from arenabot.bot import ActFunction, Bot, as_bot, make_answer
+from arenabot.server import SECRET_ENV
 
 ARENA_MISSING = (
     "arenabot.local plays matches with the arena's game engines, which are not installed: "
     "install the arena repository first (pip install -e /path/to/card-bot-arena)"
 )
+DEFAULT_OPPONENT = "random"  # in every other seat, as few seats as the game allows
+
+
+class UsageError(ValueError):
+    """A mistake in how the runner was called (the bot, the game, an option, a number):
+    the command line prints its text as one line and exits with status 2."""
+
+
+class ArenaMissing(ModuleNotFoundError):
+    """The arena package, whose engines and referee the runner uses, is not installed."""
 
 
 @dataclass
@@ -126,9 +146,9 @@ def _labels(names: Sequence[str]) -> list[str]:
 
 
 def play(
-    bot: Bot,
-    game: str,
-    opponents: Sequence[str | Bot] = ("random",),
+    bot: Bot | ActFunction | str,
+    game: str | None = None,
+    opponents: Sequence[str | Bot | ActFunction] | None = None,
     matches: int = 10,
     seed: int = 0,
     options: Mapping[str, Any] | None = None,
@@ -136,49 +156,185 @@ def play(
     max_strikes: int = 3,
     quiet: bool = False,
     out: TextIO | None = None,
+    secret: str | None = None,
 ) -> LocalResult:
     """Play ``matches`` matches of ``game``: ``bot`` against ``opponents``, each a house
-    policy name (``"random"``, ``"heuristic"``) or another ``Bot``; one seat each.
+    policy name (``"random"``, ``"heuristic"``) or another bot; one seat each.
+
+    ``bot`` is a ``Bot``, a function ``act(view, legal_actions)``, or the URL of a bot
+    already running (signed with ``secret`` if it has one).  ``game`` defaults to the one
+    game the bot declares; ``opponents`` to ``"random"`` in as few seats as the game
+    allows.  Every argument is checked before the first match (``UsageError``).
 
     Match ``m`` uses seed ``seed + m`` and seats rotate so every entry plays every seat
     equally often.  Prints a summary table unless ``quiet``; returns the standings and
     the match records."""
-    try:
-        from arena.games import get_game, make_policy
+    return prepare(bot, game, opponents, matches, options, secret=secret).run(
+        seed, max_strikes=max_strikes, quiet=quiet, out=out
+    )
+
+
+@dataclass
+class LocalMatches:
+    """Checked arguments of ``play``: ``run`` plays the matches."""
+
+    game: str
+    entries: list[Any]  # the bot's client, then policy names and opponents' clients
+    labels: list[str]
+    matches: int
+    options: Mapping[str, Any] | None
+    http: Any = None  # the bot's HTTP client, closed after the matches
+
+    def run(
+        self,
+        seed: int = 0,
+        *,
+        max_strikes: int = 3,
+        quiet: bool = False,
+        out: TextIO | None = None,
+    ) -> LocalResult:
+        from arena.games import make_policy
         from arena.referee import PolicyClient, Referee, policy_rng
+
+        n_players = len(self.entries)
+        standings = [Standing(label) for label in self.labels]
+        referee = Referee(max_strikes=max_strikes)
+        result = LocalResult(self.game, standings)
+        try:
+            for m in range(self.matches):
+                match_seed = seed + m
+                seating = [(m + seat) % n_players for seat in range(n_players)]  # seat -> entry
+                clients: list[Any] = []
+                for seat, entry in enumerate(seating):
+                    player = self.entries[entry]
+                    if isinstance(player, str):
+                        policy = make_policy(self.game, player, policy_rng(match_seed, seat))
+                        clients.append(PolicyClient(policy, self.labels[entry]))
+                    else:
+                        clients.append(player)
+                record = referee.run(
+                    self.game, clients, match_seed, self.options, match_id=f"local-{match_seed}"
+                ).to_json()
+                result.records.append(record)
+                _tally(record, seating, standings)
+        finally:
+            if self.http is not None:
+                self.http.close()
+        if not quiet:
+            print(result.table(), file=out or sys.stdout)
+        return result
+
+
+def prepare(
+    bot: Bot | ActFunction | str,
+    game: str | None = None,
+    opponents: Sequence[str | Bot | ActFunction] | None = None,
+    matches: int = 10,
+    options: Mapping[str, Any] | None = None,
+    *,
+    secret: str | None = None,
+) -> LocalMatches:
+    """Check the arguments of ``play`` (see there) without playing: ``UsageError``
+    saying what is wrong, or the matches ready to ``run``."""
+    try:
+        import arena.games  # noqa: F401
     except ModuleNotFoundError as exc:
         if exc.name is not None and exc.name.split(".")[0] == "arena":
-            raise ModuleNotFoundError(ARENA_MISSING, name=exc.name) from exc
+            raise ArenaMissing(ARENA_MISSING, name=exc.name) from exc
         raise
-    engine = get_game(game)
-    n_players = 1 + len(opponents)
-    engine.check_players(n_players)
-    engine.resolve_options(options)  # fail before the first match on bad options
-    names = [bot.name] + [o if isinstance(o, str) else o.name for o in opponents]
+    from arena.games import get_game, make_policy
+    from arena.games.base import OptionsError
+    from arena.referee import policy_rng
+
+    if isinstance(matches, bool) or not isinstance(matches, int) or matches < 1:
+        raise UsageError(f"the number of matches must be at least 1, not {matches!r}")
+    http = None
+    if isinstance(bot, str):
+        http, declared = _http_bot(bot, secret)
+        name = http.name
+    else:
+        try:
+            bot = as_bot(bot)
+        except TypeError as exc:
+            raise UsageError(str(exc)) from None
+        declared, name = list(bot.games), bot.name
+    try:
+        try:
+            engine = get_game(game if game is not None else _only_game(declared, name))
+            if http is not None and engine.id not in declared:
+                raise UsageError(
+                    f"bot {http.endpoint} does not play {engine.id} (it plays "
+                    f"{', '.join(declared) or 'nothing'})"
+                )
+            if opponents is None:
+                opponents = [DEFAULT_OPPONENT] * (engine.min_players - 1)
+            others: list[str | Bot] = []
+            for o in opponents:
+                if isinstance(o, str):
+                    make_policy(engine.id, o, policy_rng(0, 0))  # an unknown policy: now
+                    others.append(o)
+                else:
+                    others.append(as_bot(o))
+            try:
+                engine.check_players(1 + len(others))
+            except OptionsError as exc:
+                raise UsageError(
+                    f"{exc} (the bot and {len(others)} opponent(s): name one per other seat)"
+                ) from None
+            engine.resolve_options(options)  # fail before the first match on bad options
+        except (OptionsError, TypeError) as exc:
+            raise UsageError(str(exc)) from None
+    except BaseException:
+        if http is not None:
+            http.close()
+        raise
+    names = [name] + [o if isinstance(o, str) else o.name for o in others]
     labels = _labels(names)
-    standings = [Standing(label) for label in labels]
-    entries: list[str | Bot] = [bot, *opponents]
-    referee = Referee(max_strikes=max_strikes)
-    result = LocalResult(engine.id, standings)
-    for m in range(matches):
-        match_seed = seed + m
-        seating = [(m + seat) % n_players for seat in range(n_players)]  # seat -> entry
-        clients: list[Any] = []
-        for seat, entry in enumerate(seating):
-            player = entries[entry]
-            if isinstance(player, str):
-                policy = make_policy(engine.id, player, policy_rng(match_seed, seat))
-                clients.append(PolicyClient(policy, labels[entry]))
-            else:
-                clients.append(BotClient(player, labels[entry]))
-        record = referee.run(
-            engine.id, clients, match_seed, options, match_id=f"local-{match_seed}"
-        ).to_json()
-        result.records.append(record)
-        _tally(record, seating, standings)
-    if not quiet:
-        print(result.table(), file=out or sys.stdout)
-    return result
+    me = http if http is not None else BotClient(bot, labels[0])  # type: ignore[arg-type]
+    me.name = labels[0]
+    entries = [me] + [
+        o if isinstance(o, str) else BotClient(o, label)
+        for o, label in zip(others, labels[1:], strict=True)
+    ]
+    return LocalMatches(engine.id, entries, labels, matches, options, http)
+
+
+def _only_game(declared: Sequence[str], name: str) -> str:
+    """The game to play when none is named: the one the bot declares."""
+    if len(declared) == 1:
+        return declared[0]
+    if not declared:
+        raise UsageError(f"name the game with --game ({name} declares no games)")
+    raise UsageError(f"name the game with --game ({name} plays {', '.join(declared)})")
+
+
+def _http_bot(url: str, secret: str | None) -> tuple[Any, list[str]]:
+    """A bot already running: its client and the games it declares, after ``GET /``."""
+    from arena.clients import HttpClient
+    from arena.referee import BotFault
+
+    try:
+        client = HttpClient(url, secret)
+    except ValueError as exc:
+        raise UsageError(f"bad bot URL {url!r}: {exc}") from None
+    try:
+        info = client.info()
+    except BotFault as exc:
+        client.close()
+        if exc.kind == "connection_refused":
+            raise UsageError(
+                f"nothing answers at {url}: is the bot running, on that port?"
+            ) from None
+        raise UsageError(f"bot {url} does not answer GET / properly: {exc}") from None
+    version = str(info.get("apiversion"))
+    games = info.get("games")
+    if version != "1" or not isinstance(games, list):
+        client.close()
+        raise UsageError(
+            f"bot {url} does not speak protocol 1 (GET / answered apiversion {version!r})"
+        )
+    client.name = str(info.get("name") or url)
+    return client, [str(g) for g in games]
 
 
 def _tally(record: dict[str, Any], seating: list[int], standings: list[Standing]) -> None:
@@ -200,47 +356,189 @@ def _tally(record: dict[str, Any], seating: list[int], standings: list[Standing]
 
 
 def load_bot(spec: str) -> Bot:
-    """``module:Name``: a Bot subclass (built with no arguments), a Bot, or a factory."""
-    module_name, sep, attr = spec.partition(":")
-    if not sep or not module_name or not attr:
-        raise ValueError(f"name the bot as module:Name (e.g. mybot:MyBot), not {spec!r}")
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())  # a bot module in the current directory
-    obj = getattr(importlib.import_module(module_name), attr)
-    bot = obj() if callable(obj) and not isinstance(obj, Bot) else obj
-    if not isinstance(bot, Bot):
-        raise TypeError(f"{spec} is not an arenabot.Bot (got {type(bot).__name__})")
-    return bot
+    """``module:name`` or ``path/to/file.py:name``: a Bot subclass (built with no
+    arguments), a Bot, a function ``act(view, legal_actions)`` or a factory of a Bot.
+    ``UsageError`` saying what is wrong: no such module or file, a syntax error, an
+    exception while importing it, no such name, not a bot."""
+    if "://" in spec:
+        raise UsageError(f"a bot URL starts with http:// or https://, not {spec!r}")
+    where, sep, attr = spec.rpartition(":")
+    if not sep or not where or not attr or not attr.isidentifier():
+        raise UsageError(
+            f"name the bot as module:name or file.py:name (e.g. mybot:act or bot.py:MyBot), "
+            f"or give its URL, not {spec!r}"
+        )
+    module = _import_bot_module(where)
+    if not hasattr(module, attr):
+        found = _bots_in(module)
+        listed = f"bots in it: {', '.join(found)}" if found else "it defines no bot"
+        raise UsageError(f"{where} has no {attr!r}; {listed}")
+    obj = getattr(module, attr)
+    if isinstance(obj, type) and issubclass(obj, Bot):
+        try:
+            obj = obj()
+        except Exception as exc:  # arguments missing, or the bot's own constructor failed
+            raise UsageError(f"{spec} could not be made: {_said(exc)}") from None
+    try:
+        return as_bot(obj)
+    except TypeError as exc:
+        raise UsageError(f"{spec} is not a bot: {exc}") from None
+    except Exception as exc:  # a factory that failed
+        raise UsageError(f"{spec} could not be made: {_said(exc)}") from None
+
+
+def _import_bot_module(where: str) -> ModuleType:
+    """The module of a bot: a file path (``.py`` or with a ``/``) or a module name."""
+    is_file = where.endswith(".py") or "/" in where or os.sep in where
+    try:
+        if is_file:
+            path = Path(where)
+            if not path.is_file():
+                raise UsageError(f"no such file: {where}")
+            folder = str(path.resolve().parent)
+            if folder not in sys.path:
+                sys.path.insert(0, folder)  # the bot's own modules beside it
+            spec = importlib.util.spec_from_file_location(path.stem, path)
+            if spec is None or spec.loader is None:
+                raise UsageError(f"{where} is not a Python file")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[path.stem] = module
+            try:
+                spec.loader.exec_module(module)
+            except BaseException:
+                del sys.modules[path.stem]
+                raise
+            return module
+        if os.getcwd() not in sys.path:
+            sys.path.insert(0, os.getcwd())  # a bot module in the current directory
+        return importlib.import_module(where)
+    except UsageError:
+        raise
+    except SyntaxError as exc:
+        raise UsageError(
+            f"{_shown(exc.filename)}, line {exc.lineno}: {exc.msg} (the bot's code does not parse)"
+        ) from None
+    except ModuleNotFoundError as exc:
+        if not is_file and exc.name is not None and (where + ".").startswith(exc.name + "."):
+            raise UsageError(
+                f"no module named {where!r} here or on the Python path (run from the bot's "
+                "directory, or give its file: path/to/bot.py:act)"
+            ) from None
+        raise UsageError(f"importing {where} failed: {_said(exc)}") from None
+    except Exception as exc:
+        raise UsageError(f"importing {where} failed: {_said(exc)}") from None
+
+
+def _said(exc: BaseException) -> str:
+    """An exception in one line: its class, its text and where the bot's code raised it."""
+    text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    sdk = str(Path(__file__).resolve().parent)
+    frames = [
+        f
+        for f in traceback.extract_tb(exc.__traceback__)
+        if not f.filename.startswith((sdk, "<frozen"))
+    ]
+    if frames:
+        text += f" ({_shown(frames[-1].filename)}, line {frames[-1].lineno})"
+    return text
+
+
+def _shown(filename: str | None) -> str:
+    """A file name as the user would type it: relative to here when it is below."""
+    if not filename:
+        return "?"
+    try:
+        relative = os.path.relpath(filename)
+    except ValueError:  # another drive
+        return filename
+    return filename if relative.startswith("..") else relative
+
+
+def _bots_in(module: ModuleType) -> list[str]:
+    """The names in a module that would make a bot: Bot subclasses and instances, and
+    functions of (view, legal_actions), defined there."""
+    names = []
+    for name, value in vars(module).items():
+        if name.startswith("_") or getattr(value, "__module__", None) != module.__name__:
+            continue
+        if isinstance(value, Bot) or (isinstance(value, type) and issubclass(value, Bot)):
+            names.append(name)
+        elif inspect.isfunction(value):
+            try:
+                inspect.signature(value).bind(None, None)
+            except TypeError:
+                continue
+            names.append(name)
+    return names
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose every error is one line (and exit status 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def _is_url(spec: str) -> bool:
+    return spec.startswith(("http://", "https://"))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="python -m arenabot.local",
         description="Play a bot in-process against the arena's house policies.",
     )
-    parser.add_argument("bot", help="the bot as module:Name, e.g. mybot:MyBot")
-    parser.add_argument("--game", required=True, help="cactus, cactus-game, president...")
+    parser.add_argument(
+        "bot",
+        help="module:name or path/to/file.py:name (a Bot class or a function "
+        "act(view, legal_actions)), or the URL of a running bot",
+    )
+    parser.add_argument(
+        "--game", help="cactus, cactus-game, president... (default: the one the bot declares)"
+    )
     parser.add_argument(
         "--opponents",
-        default="random",
-        help="comma-separated house policies, one per other seat (default: random)",
+        help="comma-separated house policies (random, heuristic), one per other seat "
+        f"(default: {DEFAULT_OPPONENT}, in as few seats as the game allows)",
     )
-    parser.add_argument("--matches", type=int, default=10)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--matches", type=int, default=10, help="matches to play (default 10)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the first match (default 0)")
     parser.add_argument("--options", default=None, help='game options as JSON: {"rounds": 3}')
     parser.add_argument("--preset", default=None, help="a preset of the game (e.g. pagat)")
+    parser.add_argument(
+        "--secret",
+        default=os.environ.get(SECRET_ENV),
+        help=f"for a bot URL: the secret it was started with (default: ${SECRET_ENV})",
+    )
     args = parser.parse_args(argv)
-    options = json.loads(args.options) if args.options else {}
-    if not isinstance(options, dict):
-        parser.error("--options must be a JSON object")
+    if args.matches < 1:
+        parser.error(f"--matches must be at least 1, not {args.matches}")
+    options: dict[str, Any] = {}
+    if args.options:
+        try:
+            options = json.loads(args.options)
+        except ValueError as exc:
+            parser.error(f"--options is not JSON: {exc}")
+        if not isinstance(options, dict):
+            parser.error('--options must be a JSON object, e.g. {"rounds": 3}')
     if args.preset:
         options["preset"] = args.preset
-    opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]
+    opponents = None
+    if args.opponents is not None:
+        opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]
+        if not opponents:
+            parser.error("--opponents names no policy (e.g. --opponents random,heuristic)")
     try:
-        play(load_bot(args.bot), args.game, opponents, args.matches, args.seed, options)
-    except (ValueError, TypeError) as exc:  # a bad bot name, game, seat count or option
+        bot = args.bot if _is_url(args.bot) else load_bot(args.bot)
+        ready = prepare(bot, args.game, opponents, args.matches, options, secret=args.secret)
+    except (UsageError, ArenaMissing) as exc:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return 2
+    try:
+        ready.run(args.seed)
+    except KeyboardInterrupt:
+        print(f"{parser.prog}: interrupted", file=sys.stderr)
+        return 130
     return 0
 
 

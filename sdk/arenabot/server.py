@@ -28,7 +28,7 @@ from socketserver import TCPServer
 from typing import Any
 from urllib.parse import urlsplit
 
-from arenabot.bot import Bot, make_answer
+from arenabot.bot import ActFunction, Bot, as_bot, make_answer
 from arenabot.protocol import (
     DEFAULT_MAX_SKEW,
     MAX_BODY,
@@ -46,6 +46,7 @@ from arenabot.protocol import (
 )
 
 SECRET_ENV = "ARENA_BOT_SECRET"
+DEFAULT_PORT = 9000  # not 8000: that is the arena's own web server
 MAX_HEADER_LINE = 65536  # bytes of one request header line (the standard library's limit)
 MAX_HEADERS = 100  # header lines of one request (likewise)
 IDLE_TIMEOUT = 300.0  # seconds a keep-alive connection may stay idle before the bot closes it
@@ -390,9 +391,9 @@ def _encode(payload: Any) -> bytes:
 
 
 def make_server(
-    bot: Bot,
+    bot: Bot | ActFunction,
     host: str = "127.0.0.1",
-    port: int = 8000,
+    port: int = DEFAULT_PORT,
     secret: str | None = None,
     max_skew: float = DEFAULT_MAX_SKEW,
     *,
@@ -401,10 +402,12 @@ def make_server(
     verbose: bool = False,
     max_request_ids: int = REPLAY_MEMORY,
 ) -> BotServer:
-    """A bound server for ``bot``, not yet serving (port 0 picks a free port).  Without
+    """A bound server for ``bot`` (a ``Bot`` or a function ``act(view, legal_actions)``:
+    see ``as_bot``), not yet serving (port 0 picks a free port).  Without
     a secret, requests are not checked: for local development only.  With one, every
     POST must be signed and carry a ``request_id`` not seen before (``max_request_ids``
     bounds the memory of those ids: see ``ReplayGuard``)."""
+    bot = as_bot(bot)
     if not secret:
         secret = None
         print(
@@ -425,9 +428,9 @@ def make_server(
 
 
 def serve(
-    bot: Bot,
+    bot: Bot | ActFunction,
     host: str = "127.0.0.1",
-    port: int = 8000,
+    port: int = DEFAULT_PORT,
     secret: str | None = None,
     max_skew: float = DEFAULT_MAX_SKEW,
     *,
@@ -435,7 +438,10 @@ def serve(
 ) -> None:
     """Serve ``bot`` until interrupted (Ctrl-C or SIGTERM), then close cleanly."""
     server = make_server(bot, host, port, secret, max_skew, verbose=verbose)
-    print(f"arenabot: {bot.name} {bot.version} listening on {server.url}", file=sys.stderr)
+    print(
+        f"arenabot: {server.bot.name} {server.bot.version} listening on {server.url}",
+        file=sys.stderr,
+    )
     previous = None
     if threading.current_thread() is threading.main_thread():
         # a container stops its process with SIGTERM: close as on Ctrl-C
@@ -454,12 +460,18 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def run(bot: Bot, argv: Sequence[str] | None = None) -> None:
-    """The command line of a bot module: ``--port``, ``--host``, ``--secret`` (default:
-    the ``ARENA_BOT_SECRET`` environment variable), ``--max-skew``, ``--verbose``."""
+def run(bot: Bot | ActFunction, argv: Sequence[str] | None = None, **info: Any) -> None:
+    """The command line of a bot module: ``--port`` (default 9000), ``--host``,
+    ``--secret`` (default: the ``ARENA_BOT_SECRET`` environment variable),
+    ``--max-skew``, ``--verbose``.  ``bot`` is a ``Bot`` or a function
+    ``act(view, legal_actions)``; for a function, ``info`` gives its ``name``,
+    ``author``, ``version`` and ``games`` (``run(act, name="mine", games=["cactus"])``)."""
+    bot = as_bot(bot, **info)
     parser = argparse.ArgumentParser(description=f"Serve the bot {bot.name!r} over HTTP.")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    parser.add_argument("--port", type=int, default=8000, help="port to listen on")
+    parser.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT})"
+    )
     parser.add_argument(
         "--secret",
         default=os.environ.get(SECRET_ENV),
@@ -473,4 +485,11 @@ def run(bot: Bot, argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--verbose", action="store_true", help="log every request")
     args = parser.parse_args(argv)
-    serve(bot, args.host, args.port, args.secret, args.max_skew, verbose=args.verbose)
+    try:
+        serve(bot, args.host, args.port, args.secret, args.max_skew, verbose=args.verbose)
+    except OSError as exc:  # binding: the port is taken, or the address is not this machine's
+        parser.exit(
+            2,
+            f"{parser.prog}: error: cannot listen on {args.host}:{args.port}: "
+            f"{exc.strerror or exc} (another port: --port N)\n",
+        )

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from arenabot import Bot
-from arenabot.local import ARENA_MISSING, BotClient, load_bot, main, play
+from arenabot.local import ARENA_MISSING, BotClient, UsageError, load_bot, main, play
 
 pytest.importorskip("arena")
 
@@ -120,14 +120,54 @@ def test_opponents_may_be_bots_and_names_are_told_apart() -> None:
 
 
 def test_bad_arguments_fail_before_any_match() -> None:
-    from arena.games.base import OptionsError
-
-    with pytest.raises(OptionsError):
+    with pytest.raises(UsageError, match="unknown game 'no-such-game'"):
         play(Recorder(), "no-such-game", quiet=True)
-    with pytest.raises(OptionsError):
+    with pytest.raises(UsageError, match="3 to 8 players, not 2"):
         play(Recorder(), "president", ["random"], quiet=True)  # 3 players at least
-    with pytest.raises(OptionsError):
+    with pytest.raises(UsageError, match="no_such_option"):
         play(Recorder(), "cactus", options={"no_such_option": 1}, quiet=True)
+    with pytest.raises(UsageError, match="no in-process policy 'clever'"):
+        play(Recorder(), "cactus", ["clever"], quiet=True)
+    with pytest.raises(UsageError, match="at least 1, not 0"):
+        play(Recorder(), "cactus", matches=0, quiet=True)
+    with pytest.raises(UsageError, match="not int"):
+        play(42, "cactus", quiet=True)  # type: ignore[arg-type]
+
+
+def test_a_plain_function_is_a_bot() -> None:
+    seen: list[int] = []
+
+    def act(view: dict[str, Any], legal_actions: list[dict[str, Any]]) -> Any:
+        seen.append(view["seat"])
+        return legal_actions[-1]
+
+    result = play(
+        act, "cactus-game", ["heuristic"], matches=2, quiet=True, options=_short("cactus-game")
+    )
+    assert result.standings[0].name == "test_local"  # the function's module
+    assert result.standings[0].faults == 0 and seen
+
+
+@pytest.mark.parametrize(("game", "players"), [("cactus", 2), ("cactus-game", 2), ("president", 3)])
+def test_the_defaults_are_valid_for_every_game(game: str, players: int) -> None:
+    class OneGame(Recorder):
+        games = [game]
+
+    result = play(OneGame(), matches=1, quiet=True, options=_short(game))
+    assert result.game == game  # the one game the bot declares
+    assert [s.name for s in result.standings[1:]] == (
+        ["random"] if players == 2 else ["random#1", "random#2"]
+    )
+
+
+def test_the_game_must_be_named_when_the_bot_declares_none_or_several() -> None:
+    class Several(Recorder):
+        games = ["cactus", "president"]
+
+    with pytest.raises(UsageError, match=r"--game \(recorder declares no games\)"):
+        play(Recorder(), quiet=True)
+    with pytest.raises(UsageError, match=r"--game \(recorder plays cactus, president\)"):
+        play(Several(), quiet=True)
 
 
 def test_a_missing_arena_package_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
