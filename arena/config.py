@@ -42,6 +42,22 @@ class ConfigError(RuntimeError):
     pass
 
 
+DEFAULT_DATA_DIR = "arena-data"
+DATABASE_FILE = "arena.sqlite3"  # the embedded database, in the data dir
+
+
+def embedded_database(env: Mapping[str, str]) -> Path | None:
+    """The SQLite file the configuration uses, or None when ``ARENA_DATABASE_URL`` names
+    another database; for commands that read an existing arena and must not create one."""
+    url = env.get("ARENA_DATABASE_URL")
+    if not url:
+        return Path(env.get("ARENA_DATA_DIR", DEFAULT_DATA_DIR)).resolve() / DATABASE_FILE
+    prefix = "sqlite:///"
+    if url.startswith(prefix) and len(url) > len(prefix) and ":memory:" not in url:
+        return Path(url[len(prefix) :].split("?")[0]).resolve()
+    return None
+
+
 @dataclass(frozen=True)
 class Config:
     profile: str = "local"
@@ -89,8 +105,8 @@ def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
     profile = env.get("ARENA_PROFILE", "local")
     if profile not in ("local", "production"):
         raise ConfigError(f"ARENA_PROFILE must be local or production, not {profile!r}")
-    data_dir = Path(env.get("ARENA_DATA_DIR", "arena-data")).resolve()
-    database_url = env.get("ARENA_DATABASE_URL") or f"sqlite:///{data_dir / 'arena.sqlite3'}"
+    data_dir = Path(env.get("ARENA_DATA_DIR", DEFAULT_DATA_DIR)).resolve()
+    database_url = env.get("ARENA_DATABASE_URL") or f"sqlite:///{data_dir / DATABASE_FILE}"
     broker_url = env.get("ARENA_BROKER_URL") or "filesystem://"
     secret_key = env.get("ARENA_SECRET_KEY", "")
     organiser_token = env.get("ARENA_ORGANISER_TOKEN") or None

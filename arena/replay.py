@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 
 from arena.games import get_game
-from arena.games.base import Action, Game, State
+from arena.games.base import Action, Game, IllegalAction, State
 from arena.referee import RECORD_FORMAT
 
 COMPRESSION_LEVEL = 6  # level 9 saves about 1% more for twice the time
@@ -88,6 +88,85 @@ def check(record: dict[str, Any]) -> list[str]:
         if outcome.scores != recorded.get("scores"):
             problems.append("scores differ")
     return problems
+
+
+def first_difference(record: dict[str, Any]) -> tuple[int, str] | None:
+    """Where a record and its re-simulation part, played step by step: ``(step, what)``,
+    step 0 being the deal and step k the record's k-th step (as ``arena play`` and the
+    viewer count them), or None when they agree to the outcome.  An answer the engine
+    refuses (``IllegalAction``) is a difference at its step, not an error.  A record that
+    is not one (missing fields, an unknown game or option) raises KeyError, TypeError,
+    ValueError or OptionsError."""
+    game = get_game(record["game"])
+    state = game.new_state(len(record["players"]), record["seed"], record["options"])
+    recorded = record["events"]
+    compared = 0
+
+    def events_differ() -> str | None:
+        nonlocal compared
+        for i in range(compared, len(state.events)):
+            event = state.events[i].to_json()
+            if i >= len(recorded):
+                return f"event {i} ({_brief(event)}) is not in the record"
+            if event != recorded[i]:
+                return _event_difference(i, recorded[i], event)
+        compared = len(state.events)
+        return None
+
+    if (what := events_differ()) is not None:
+        return 0, what
+    steps = record["steps"]
+    for number, step in enumerate(steps, start=1):
+        try:
+            game.apply(state, answers(step))
+        except IllegalAction as exc:
+            return number, f"the recorded answer is refused ({exc})"
+        if (what := events_differ()) is not None:
+            return number, what
+    last = len(steps)
+    if len(recorded) > compared:
+        extra = len(recorded) - compared
+        return last, f"the record has {extra} more event(s) from event {compared}"
+    outcome = game.outcome(state)
+    if outcome is None:
+        return last, "the re-simulated match is not over after the record's last step"
+    result = record["outcome"] or {}
+    for name, mine, theirs in (
+        ("ranks", outcome.ranks, result.get("game_ranks", result.get("ranks"))),
+        ("scores", outcome.scores, result.get("scores")),
+    ):
+        if mine != theirs:
+            return last, f"the {name} are recorded as {theirs}, re-simulated {mine}"
+    return None
+
+
+def _event_difference(i: int, recorded: Any, event: dict[str, Any]) -> str:
+    """``event 3 (turn): player is recorded as 99, re-simulated 1``: the fields that
+    differ, when the recorded event is of the same type."""
+    if not isinstance(recorded, dict) or recorded.get("type") != event.get("type"):
+        return f"event {i} is recorded as {_brief(recorded)}, re-simulated {_brief(event)}"
+    keys = [
+        k
+        for k in sorted(set(recorded) | set(event))
+        if recorded.get(k, _ABSENT) != event.get(k, _ABSENT)
+    ]
+    shown = [
+        f"{k} is recorded as {_brief(recorded.get(k, _ABSENT))}, "
+        f"re-simulated {_brief(event.get(k, _ABSENT))}"
+        for k in keys[:2]
+    ]
+    more = f"; {len(keys) - 2} more field(s)" if len(keys) > 2 else ""
+    return f"event {i} ({event.get('type')}): " + "; ".join(shown) + more
+
+
+_ABSENT = object()
+
+
+def _brief(value: Any, limit: int = 48) -> str:
+    if value is _ABSENT:
+        return "absent"
+    text = orjson.dumps(value).decode()
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def seat_events(record: dict[str, Any], seat: int) -> list[dict[str, Any]]:
