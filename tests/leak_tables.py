@@ -243,9 +243,22 @@ class PresidentTable(LeakTable):
         "pass": public("PR-5, PR-6"),
         "revolution": public("PV-7: the rank order"),
         "out": public("PR-8"),
-        "trick_over": public("PR-6, PR-7"),
-        "round_over": public("PR-9, PR-12"),
+        "trick_over": public("PR-6, PR-7, PV-5, PV-12, PV-15: who leads, and why"),
+        "round_over": public("PR-9, PR-12, PV-8, PV-9, PV-10: the order, roles and points"),
         "match_over": public("PR-12"),
+        "run": public("PV-13: a run is played face up", "cards", "rank"),
+        "throw": public("PV-14: a rapidité is thrown face up", "cards", "rank"),
+        "wizz": public("PV-12: who is skipped"),
+        "coup_d_etat": public("PV-8: the coup is laid face up", "cards", "rank"),
+        "guillotine": public("PV-8: the guillotine is laid face up", "cards", "rank"),
+        "named": public("PV-8: the guillotine's Vice-Président and Trou du Cul, said aloud"),
+        "putsch": public("PV-9: the Trou du Cul cancels every exchange aloud"),
+        "jeu_blanc": public("PV-10: who becomes Président without play, not the hand"),
+        # a Joker's rank is its name: an announced Joker names no card that was laid
+        "announce": public("PV-15: the announced rank and count, never the cards", "rank"),
+        "laid": private("PV-15: cards laid face down, to their player only", _seat, "cards"),
+        "menteur": public("PV-15: a call turns the announced cards over", "cards"),
+        "pick_up": private("PV-15: the trick's cards, to whoever picks them up", _seat, "cards"),
     }
 
     def truth(self, state: Any, memo: dict[Any, Any]) -> dict[Location, tuple[Any, ...]]:
@@ -253,8 +266,12 @@ class PresidentTable(LeakTable):
             ("hand", seat): tuple(chain.from_iterable(hand))
             for seat, hand in enumerate(state.hands)
         }
+        # face up (PR-5), or with menteur face down (PV-15): open_to tells them apart
         where[("pile",)] = tuple(state.pile)
         where[("leftover",)] = tuple(state.leftover)
+        if state.options.menteur:  # PV-15: what each seat laid face down on this trick
+            for seat, down in enumerate(state.down):
+                where[("down", seat)] = tuple(down)
         where.update(memo)  # the cards each seat gave and received this round (PR-10)
         return where
 
@@ -268,9 +285,11 @@ class PresidentTable(LeakTable):
 
     def open_to(self, state: Any, seat: int, location: Location) -> bool:
         return (
-            location[0] in ("pile", "leftover")  # PR-3, PR-5: face up
+            location == ("leftover",)  # PR-3: face up
+            or (location == ("pile",) and not state.options.menteur)  # PR-5; PV-15: face down
             or location == ("hand", seat)
             or (location[0] == "exchange" and location[1] == seat)  # PR-10
+            or location == ("down", seat)  # PV-15: its own cards laid face down
         )
 
     def witness(self, state: Any, events: list[dict[str, Any]], memo: dict[Any, Any]) -> None:
@@ -303,8 +322,14 @@ class PresidentTable(LeakTable):
             return ("hand", seat)
         if len(path) == 3 and path[1] == "cards" and path[0] in ("leftover", "played"):
             return ("leftover",) if path[0] == "leftover" else ("pile",)
+        menteur = "face_down" in view["played"]  # PV-15: the table counts face-down cards
         if path == ("trick", "rank"):
-            return ("pile",)  # a Joker's rank is its name: it was played (PV-3)
+            # a Joker's rank is its name: it was played (PV-3), or with menteur announced
+            return WORD if menteur else ("pile",)
+        if path in (("announced", "rank"), ("announcing", "rank")):
+            return WORD  # PV-15: an announcement, not a card
+        if len(path) == 3 and path[:2] == ("face_down", "cards"):
+            return ("down", seat)  # PV-15
         if len(path) == 4 and path[0] == "exchange" and path[2] == "cards":
             return ("exchange", seat, path[1]) if path[1] in ("gave", "received") else None
         return None

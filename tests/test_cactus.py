@@ -392,6 +392,51 @@ def test_cl5_wrong_snap_card_stays_and_penalty_cards_come_unseen(penalty_cards, 
     assert {"type": "snap", "slot": 1} in legal(state, 1)
 
 
+def test_cl5_a_penalty_card_waits_for_its_owners_next_turn_not_anyone_elses():
+    """CL-5: "il doit attendre le tour suivant" (seed 000): seat 2's penalty card, received
+    in seat 0's turn, stays locked through seat 1's turn and may be thrown once seat 2's
+    own turn has begun."""
+    state = table(
+        3, layouts=[["KH"], ["AS", "3C"], ["QS", "9D"]], stock=["2H", "5D", "5H", "5S", "5C"]
+    )
+    act(state, 0, {"type": "draw"})  # 5C
+    act(state, 0, {"type": "discard"})
+    answer_all(state, {2: {"type": "snap", "slot": 0}})  # QS on 5C: wrong, 5S comes in
+    assert layout(state, 2) == {0: "5S", 1: "9D"}
+    pass_windows(state)
+    assert state.player == 1
+    act(state, 1, {"type": "draw"})  # 5H
+    act(state, 1, {"type": "discard"})
+    assert state.phase == "snap"
+    assert legal(state, 2) == [{"type": "pass"}, {"type": "snap", "slot": 1}]
+    assert GAME.view(state, 2)["locked_slots"] == [0]
+    pass_windows(state)
+    assert state.player == 2
+    act(state, 2, {"type": "draw"})  # 5D
+    act(state, 2, {"type": "discard"})
+    assert {"type": "snap", "slot": 0} in legal(state, 2)  # its own turn began: unlocked
+    answer_all(state, {2: {"type": "snap", "slot": 0}})
+    assert layout(state, 2) == {1: "9D"}
+
+
+def test_cl5_the_lock_follows_the_card_through_a_blind_swap():
+    """CL-5 with PG-3: a blind swap that takes a locked penalty card from its owner leaves
+    it throwable by its new holder, and the card its owner gets in exchange is not locked."""
+    state = table(3, preset="pagat", layouts=[["5H", "QD"], ["7S"], ["9S", "2D"]],
+                  stock=["4C", "2C", "QC"])  # fmt: skip
+    state.locked.add((2, card("2D")))  # seat 2's penalty card
+    act(state, 0, {"type": "draw"})  # QC
+    act(state, 0, {"type": "discard"})
+    pass_windows_until_power(state)
+    act(state, 0, {"type": "blind_swap", "slot": 0, "player": 2, "other_slot": 1})
+    pass_windows(state)
+    assert state.player == 1
+    act(state, 1, {"type": "draw"})  # 2C
+    act(state, 1, {"type": "discard"})
+    assert {"type": "snap", "slot": 0} in legal(state, 0)  # the 2D, now seat 0's
+    assert legal(state, 2) == [{"type": "pass"}] + [{"type": "snap", "slot": s} for s in (0, 1)]
+
+
 # -- CL-6 / CL-7 calling and round results ---------------------------------------------------
 
 
@@ -612,6 +657,38 @@ def test_pg4_snap_after_miss_lets_others_throw_on_the_same_card():
     assert state.phase == "snap" and 1 not in asked(state)
     answer_all(state, {2: {"type": "snap", "slot": 0}})
     assert layout(state, 2) == {}
+
+
+def test_pg4_one_throw_per_discarded_card_a_correct_throw_opens_no_window():
+    """PG-4: a second J on the first player's J is not accepted in pagat (CA-8: a thrown
+    card opens no window there), unlike CL-4's chain in classic."""
+    hands = [["5H"], ["JS", "2D"], ["JD", "9C"]]
+    state = table(3, preset="pagat", layouts=hands, stock=["3H", "JC"])
+    act(state, 0, {"type": "draw"})  # JC
+    act(state, 0, {"type": "discard"})
+    answer_all(state, {1: {"type": "snap", "slot": 0}, 2: {"type": "snap", "slot": 0}})
+    assert names(state.discard) == ["JC", "JS"]
+    assert layout(state, 2) == {0: "JD", 1: "9C"}  # the second J stays in its slot
+    assert state.phase != "snap"  # no window on the thrown J
+    state = table(3, preset="classic", layouts=hands, stock=["3H", "JC"])
+    act(state, 0, {"type": "draw"})
+    act(state, 0, {"type": "discard"})
+    answer_all(state, {1: {"type": "snap", "slot": 0}})
+    assert state.phase == "snap" and 2 in asked(state)  # CL-4: the thrown J opens one
+    answer_all(state, {2: {"type": "snap", "slot": 0}})
+    assert names(state.discard) == ["JC", "JS", "JD"]
+
+
+def test_pg4_snap_chain_is_the_option_that_decides():
+    """PG-4 / CL-4: `snap_chain` overrides either preset."""
+    assert GAME.resolve_options({"preset": "pagat"}).snap_chain is False
+    assert GAME.resolve_options({"preset": "classic"}).snap_chain is True
+    state = table(3, preset="pagat", layouts=[["5H"], ["JS"], ["JD"]], stock=["JC"],
+                  snap_chain=True)  # fmt: skip
+    act(state, 0, {"type": "draw"})
+    act(state, 0, {"type": "discard"})
+    answer_all(state, {1: {"type": "snap", "slot": 0}})
+    assert state.phase == "snap" and asked(state) == [2, 0]
 
 
 @pytest.mark.parametrize(

@@ -186,6 +186,9 @@ CASES = [
     Case("CG-12", "the target spent its only card on a Stop that was stopped", [[LS, STOP], [STOP]],
          [{0: play(LS, target=1)}, {1: STOP_IT}, {0: STOP_IT}],
          {"hands": [[], [], []], "player": 0, "phase": "turn"}),
+    Case("CG-12", "Look and Steal at a player with no card: nothing seen, nothing taken",
+         [[LS, C], [], [S]], [{0: play(LS, target=1)}],
+         {"hands": [[C], [], [S]], "player": 0, "phase": "turn"}),
     # CG-13: Draw Three
     Case("CG-13", "Draw Three draws three and ends the turn", [[D3], [STOP]],
          [{0: play(D3)}, {1: PASS}], {"hands": [[C, C, C], [STOP], []], "player": 1}),
@@ -207,6 +210,9 @@ CASES = [
          {"hands": [[W], [W, S], []], "player": 0, "phase": "turn"}),
     Case("CG-15", "Ask, the target has no such card", [[ASK], [S, S]],
          [{0: play(ASK, target=1, named=W)}], {"hands": [[], [S, S], []], "player": 0}),
+    Case("CG-15", "Ask a player with no card: nothing given", [[ASK, C], [], [S]],
+         [{0: play(ASK, target=1, named=W)}],
+         {"hands": [[C], [], [S]], "player": 0, "phase": "turn"}),
     Case("CG-15", "Ask stopped", [[ASK], [W, STOP]],
          [{0: play(ASK, target=1, named=W)}, {1: STOP_IT}], {"hands": [[], [W], []]}),
     # CG-16: Steal a Card (a one-card hand makes the random pick certain)
@@ -375,7 +381,8 @@ def test_cg15_ask_is_public() -> None:
     assert len([a for a in legal(state, 0) if a.get("card") == ASK]) == 0
     state = table(3, [[ASK], [W], []])
     asks_listed = [a for a in legal(state, 0) if a.get("card") == ASK]
-    assert len(asks_listed) == 12 and {a["target"] for a in asks_listed} == {1}  # ruling
+    # CG-15: any other player may be named, the one with no card too
+    assert len(asks_listed) == 24 and {a["target"] for a in asks_listed} == {1, 2}
 
 
 def test_cg16_steal_a_card_is_random_from_the_seed() -> None:
@@ -483,6 +490,20 @@ def test_illegal_answers_are_refused() -> None:
         with pytest.raises(IllegalAction):
             GAME.apply(state, {0: bad})
         assert snapshot(state) == before
+
+
+def test_cg12_cg15_cg16_which_players_may_be_named() -> None:
+    """CG-12 and CG-15 name any other player, even one with no card; CG-16 only a player
+    holding a card."""
+    state = table(3, [[LS, ASK, SC], [], [S]])
+    [request] = GAME.pending(state)
+    targets: dict[str, set[int]] = {}
+    for a in request.legal_actions:
+        if a["type"] == "play":
+            targets.setdefault(a["card"], set()).add(a["target"])
+    assert targets == {LS: {1, 2}, ASK: {1, 2}, SC: {2}}
+    asks = [a for a in request.legal_actions if a.get("card") == ASK and a["target"] == 1]
+    assert len(asks) == len(DECK)  # CG-15: any of the 12 kinds, at the empty hand too
 
 
 def test_cg15_ask_for_the_only_card_the_target_holds() -> None:

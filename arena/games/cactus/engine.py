@@ -54,24 +54,90 @@ BOTTOM_ROW = (2, 3)  # CL-1
 
 @dataclass(frozen=True)
 class CactusOptions:
-    decks: int | None = None  # CA-1: None = one deck up to 6 players, two for 7-8
-    values: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_VALUES))  # CA-2
-    call: Literal["end_of_turn", "any_time"] = "end_of_turn"  # CA-7
-    reaction_priority: Literal["seat_order", "random"] = "seat_order"  # CA-9
-    initial_peek: Literal["bottom_row", "choose_two"] = "bottom_row"  # CL-1 / PG-1
-    eight_power: bool = True  # CL-2: a stock-drawn 8 lets its drawer peek
-    passed_on_eight: bool = True  # CL-3
-    powers: dict[str, str] = field(default_factory=dict)  # PG-3: rank -> power
-    wrong_snap: Literal["stays", "returns"] = "stays"  # CL-5 / PG-4
-    penalty_cards: int = 1  # CL-5 (the "kamikaze" fix uses 2) / PG-4 (2)
-    snap_after_miss: bool = False  # PG-4 ruling
-    scoring: Literal["wins", "tas_de_merde", "maximus", "penalty"] = "wins"  # CL-8 / PG-5
-    rounds: int = 5  # CL-8 wins and tas_de_merde
-    maximus_target: int = 5  # CL-8 maximus
-    target: int = 100  # PG-6
-    max_rounds: int = 30  # CL-8 maximus cap / PG-6 cap
-    next_round: Literal["rotate", "lowest_score"] = "rotate"  # CA-11 / PG-6
-    max_turns: int = 200  # ruling: a round with no call ends after this many turns
+    # each option's doc is what the API and the tournament form show; the bounds repeat
+    # resolve_options for the schema (tests/test_game_options.py checks that they agree)
+    decks: int | None = opts.option(  # CA-1: None = one deck up to 6 players, two for 7-8
+        None,
+        minimum=1,
+        maximum=3,
+        doc="Decks shuffled together, 1 to 3 (empty: one for up to 6 players, two for 7-8).",
+    )
+    values: dict[str, int] = opts.option(  # noqa: RUF009 (a field, made fresh) CA-2
+        factory=lambda: dict(DEFAULT_VALUES),
+        keys=tuple(DEFAULT_VALUES),
+        doc="Points of each rank in a layout at the end of a round; ranks left out keep "
+        "theirs (K 0, A 1, 2-10 their pips, J and Q 10).",
+    )
+    call: Literal["end_of_turn", "any_time"] = opts.option(  # CA-7
+        "end_of_turn",
+        doc='Who may call "cactus" to end the round: the player whose turn just ended, or '
+        "any player after any turn.",
+    )
+    reaction_priority: Literal["seat_order", "random"] = opts.option(  # CA-9
+        "seat_order",
+        doc="Which snap counts when several seats snap at once: the first clockwise from the "
+        "card's owner, or a random one (from the match's seed).",
+    )
+    initial_peek: Literal["bottom_row", "choose_two"] = opts.option(  # CL-1 / PG-1
+        "bottom_row",
+        doc="Before play each player sees their two bottom cards, or chooses two of their four.",
+    )
+    eight_power: bool = opts.option(  # CL-2: a stock-drawn 8 lets its drawer peek
+        True, doc="An 8 drawn from the stock lets its drawer peek at one of their own cards."
+    )
+    passed_on_eight: bool = opts.option(  # CL-3
+        True,
+        doc="A stock-drawn 8 discarded unused lets the next player peek at one of their own "
+        "cards. Needs eight_power.",
+    )
+    powers: dict[str, str] = opts.option(  # noqa: RUF009 (a field) PG-3: rank -> power
+        factory=dict,
+        keys=tuple(DEFAULT_VALUES),
+        choices=POWER_NAMES,
+        doc="Ranks whose discard gives a power: peek (an own card), peek_other (another "
+        'player\'s card) or blind_swap, e.g. {"Q": "blind_swap"}.',
+    )
+    wrong_snap: Literal["stays", "returns"] = opts.option(  # CL-5 / PG-4
+        "stays",
+        doc="A card snapped on the wrong rank stays on the discard (a penalty card takes its "
+        "slot) or goes back to its slot (penalty cards in new slots).",
+    )
+    penalty_cards: int = opts.option(  # CL-5 (the "kamikaze" fix uses 2) / PG-4 (2)
+        1, minimum=0, maximum=4, doc="Unseen stock cards a wrong snap costs, 0 to 4."
+    )
+    snap_after_miss: bool = opts.option(  # PG-4 ruling
+        False, doc="With wrong_snap returns: others may still snap after a wrong snap."
+    )
+    snap_chain: bool = opts.option(  # CL-4 / PG-4
+        True,
+        doc="A card thrown right on a snap opens a new snap window on its rank; off, one "
+        "throw per discarded card.",
+    )
+    scoring: Literal["wins", "tas_de_merde", "maximus", "penalty"] = opts.option(  # CL-8 / PG-5
+        "wins",
+        doc="How a match is won: most rounds won (wins), lowest random tally (tas_de_merde), "
+        "first to maximus_target points (maximus), lowest penalty points (penalty).",
+    )
+    rounds: int = opts.option(  # CL-8 wins and tas_de_merde
+        5, minimum=1, doc="Rounds in a match scored by wins or tas_de_merde."
+    )
+    maximus_target: int = opts.option(  # CL-8 maximus
+        5, minimum=1, doc="Points that win a maximus match (alone in the lead)."
+    )
+    target: int = opts.option(  # PG-6
+        100, minimum=1, doc="Penalty points that end a penalty match."
+    )
+    max_rounds: int = opts.option(  # CL-8 maximus cap / PG-6 cap
+        30, minimum=1, doc="Most rounds of a maximus or penalty match."
+    )
+    next_round: Literal["rotate", "lowest_score"] = opts.option(  # CA-11 / PG-6
+        "rotate",
+        doc="Who starts the next round: the seat after the dealer (who moves on one seat), or "
+        "the round's lowest scorer; in maximus the seat after a correct caller.",
+    )
+    max_turns: int = opts.option(  # ruling: a round with no call ends after this many turns
+        200, minimum=1, doc="Turns after which a round nobody called ends."
+    )
 
 
 PRESETS: dict[str, dict[str, JSON]] = {
@@ -84,6 +150,7 @@ PRESETS: dict[str, dict[str, JSON]] = {
         "wrong_snap": "returns",
         "penalty_cards": 2,
         "snap_after_miss": False,
+        "snap_chain": False,
         "scoring": "penalty",
         "target": 100,
         "max_rounds": 50,
@@ -117,7 +184,8 @@ class CactusState(State):
         # layout rows they built for a seat while it stays the same
         self.layout_version = 0
         self._rows_cache: list[tuple[int, list[JSON]] | None] = [None] * n_players
-        self.locked: set[tuple[int, int]] = set()  # CL-5: penalty cards not yet throwable
+        # CL-5: (owner, physical card) of the penalty cards their owner may not throw yet
+        self.locked: set[tuple[int, int]] = set()
         self.stock: list[int] = []
         self.discard: list[int] = []
         self.phase = "turn"
@@ -153,6 +221,12 @@ class Cactus(Game):
     min_players = 2
     max_players = 8
     presets = PRESETS
+    preset_docs = {
+        "classic": "French rules: see your bottom two cards, a drawn 8 lets you peek, a wrong "
+        "snap stays on the discard, most rounds won out of 5.",
+        "pagat": "Vancouver rules (Pagat): choose two cards to see, powers on 6 to Q, a wrong "
+        "snap costs two cards, lowest penalty points when someone reaches 100.",
+    }
     card_vocabulary = frozenset(cards.NAMES)
 
     # -- options -----------------------------------------------------------------------
@@ -253,7 +327,7 @@ class Cactus(Game):
         if seat in window.missed:
             return []
         locked = state.locked
-        return [s for s in state.layouts[seat] if (seat, s) not in locked]
+        return [s for s, card in state.layouts[seat].items() if (seat, card) not in locked]
 
     def _apply(
         self, state: CactusState, requests: list[Request], answers: Mapping[int, Action]
@@ -393,7 +467,11 @@ class Cactus(Game):
             self._forget(state, thrower, slot)
             state.discard.append(card)
             state.eight_offer = None  # CL-3: a snap covered the 8
-            self._open_window(state, card, thrower, set())
+            if state.options.snap_chain:  # CL-4: each thrown card opens a window
+                self._open_window(state, card, thrower, set())
+            else:  # PG-4: one throw per discarded card, and it lands without a window
+                state.window = None
+                self._after_windows(state)
         elif state.options.wrong_snap == "stays":
             # CL-5: the wrong card stays on the discard, a penalty card takes its slot
             del state.layouts[thrower][slot]
@@ -426,7 +504,7 @@ class Cactus(Game):
                 state.next_slot[seat] += 1
             state.layouts[seat][slot] = card
             state.layout_version += 1
-            state.locked.add((seat, slot))  # CL-5: not throwable before the next turn
+            state.locked.add((seat, card))  # CL-5: not throwable before its owner's next turn
             state.emit({"type": "penalty_card", "player": seat, "slot": slot})
 
     def _after_windows(self, state: CactusState) -> None:
@@ -553,7 +631,9 @@ class Cactus(Game):
         state.phase = "turn"
         state.hand = None
         state.turn_discard = None
-        state.locked.clear()  # CL-5: penalty cards may be thrown from the next turn on
+        # CL-5: a penalty card may be thrown once its owner's next turn has begun (seed 000:
+        # "il doit attendre le tour suivant"); other seats' penalty cards stay locked
+        state.locked = {(owner, card) for owner, card in state.locked if owner != player}
         state.window = None
         # CL-3: the offer goes to this player if the passed-on 8 is still on top
         offer = state.eight_offer
@@ -794,7 +874,9 @@ class Cactus(Game):
         if seat == state.player and state.hand is not None:
             view["drawn"] = names[state.hand]
         if decision == "snap":
-            view["locked_slots"] = [s for (o, s) in state.locked if o == seat]
+            view["locked_slots"] = [
+                s for s, card in state.layouts[seat].items() if (seat, card) in state.locked
+            ]
         elif decision == "power" and state.turn_discard is not None:
             view["power"] = state.options.powers[cards.rank(state.turn_discard)]
         elif decision == "turn" and self._eight_offered(state):

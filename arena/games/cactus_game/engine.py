@@ -69,8 +69,17 @@ Phase = Literal["turn", "stop", "take", "over"]
 
 @dataclass(frozen=True)
 class CactusGameOptions:
-    target: int | None = None  # CG-20: None = 7 for 2-3 players, 5 for 4-5, 4 for 6
-    max_turns: int = 400  # CG-21
+    # each option's doc is what the API and the tournament form show; the bounds repeat
+    # resolve_options for the schema (tests/test_game_options.py checks that they agree)
+    target: int | None = opts.option(  # CG-20: None = 7 for 2-3 players, 5 for 4-5, 4 for 6
+        None,
+        minimum=1,
+        maximum=POINT_CARDS,
+        doc="Points that win at once, 1 to 30 (empty: 7 for 2-3 players, 5 for 4-5, 4 for 6).",
+    )
+    max_turns: int = opts.option(  # CG-21
+        400, minimum=1, doc="Turns after which the game ends, ranked by Points owned."
+    )
 
 
 @dataclass
@@ -196,9 +205,9 @@ class CactusGame(Game):
         if jokers >= SET_SIZE:
             actions.append({"type": "play_set", "cards": [JOKER] * SET_SIZE})
         others = [(p + i) % n for i in range(1, n)]
+        # CG-16: Steal a Card names a player holding a card; CG-12 and CG-15 may name any
+        # other player, even one with no card (then nothing is seen, taken or given)
         holding = [t for t in others if hands[t]]
-        # Ruling: Look and Steal, Ask and Steal a Card need a target holding a card, as
-        # CG-16 says for Steal a Card: hand sizes are public, the card could do nothing.
         for kind in ACTIONS:
             if kind not in count:
                 continue
@@ -208,7 +217,10 @@ class CactusGame(Game):
                 for a in range(n):
                     for b in range(a + 1, n):
                         actions.append({"type": "play", "card": kind, "players": [a, b]})
-            elif kind in ("look_and_steal", "steal_a_card"):  # CG-12, CG-16
+            elif kind == "look_and_steal":  # CG-12: any other player
+                for t in others:
+                    actions.append({"type": "play", "card": kind, "target": t})
+            elif kind == "steal_a_card":  # CG-16: a player holding a card
                 for t in holding:
                     actions.append({"type": "play", "card": kind, "target": t})
             elif kind == "steal_a_point":  # CG-14 ruling: only at a player owning a Point
@@ -219,7 +231,7 @@ class CactusGame(Game):
                 actions.extend(
                     [
                         {"type": "play", "card": kind, "target": t, "named": named}
-                        for t in holding
+                        for t in others  # CG-15: any other player, even with no card
                         for named in KINDS
                     ]
                 )

@@ -234,11 +234,10 @@ class CactusGameHeuristic(Policy):
             if "free_point" in by_card and supply:
                 return by_card["free_point"][0]
 
-        # 2. cards that gain cards and keep the turn going
-        if "look_and_steal" in by_card:
-            return max(
-                by_card["look_and_steal"], key=lambda a: (sizes[a["target"]], points[a["target"]])
-            )
+        # 2. cards that gain cards and keep the turn going (CG-12: an empty hand gives none)
+        looks = [a for a in by_card.get("look_and_steal", []) if sizes[a["target"]]]
+        if looks:
+            return max(looks, key=lambda a: (sizes[a["target"]], points[a["target"]]))
         if "ask_for_a_card" in by_card:
             ask = self._best_ask(view, by_card["ask_for_a_card"])
             if ask is not None:

@@ -5,6 +5,12 @@ Joker when the match plays with them.  ``view["cards"]`` is my hand, weakest fir
 current order; ``view["rank_order"]`` the natural ranks weakest first (reversed after a
 revolution); ``view["trick"]`` the current trick: ``rank`` and ``count`` of the play to
 beat (``rank`` is None when the next play leads), who played it (``by``), ``passes``.
+
+Variants add keys: with ``suites`` the trick's ``length`` (3 or more for a run, whose
+``rank`` is its weakest); with ``putsch`` the putschist under ``putsch``; with ``menteur``
+the cards I laid face down on this trick (``face_down``), the announcement I am laying
+cards for (``announcing``) and the one the others may call (``announced``); the trick's
+``rank`` and ``count`` are then what was announced, not necessarily what lies there.
 """
 
 from __future__ import annotations
@@ -48,3 +54,15 @@ def current_trick(view: View) -> dict[str, Any] | None:
 def can_pass(legal_actions: Sequence[Action]) -> bool:
     """Whether passing is allowed now (it never is when leading)."""
     return has_type(legal_actions, "pass")
+
+
+def my_face_down(view: View) -> list[str]:
+    """With ``menteur``: the cards I laid face down on the current trick."""
+    return list((view.get("face_down") or {}).get("cards", []))
+
+
+def announcement(view: View) -> dict[str, Any] | None:
+    """With ``menteur``: the announcement that may be called now (``seat``, ``rank``,
+    ``count``...), or None."""
+    announced = view.get("announced")
+    return None if announced is None else dict(announced)
