@@ -7,8 +7,8 @@ from typing import Any
 from flask import abort
 
 from arena.api.common import ApiBlueprint
-from arena.api.schemas import GameDetailSchema, GameSchema
-from arena.games import GAMES
+from arena.api.schemas import GameDetailSchema, GameSchema, GameWireSchema
+from arena.games import GAMES, schemas
 from arena.games.base import Game
 
 blp = ApiBlueprint("games", __name__, url_prefix="/api/games", description="The games played here.")
@@ -56,3 +56,20 @@ def game(game_id: str) -> dict[str, Any]:
     if found is None:
         abort(404, f"unknown game {game_id!r}; games: {', '.join(sorted(GAMES))}")
     return {**_about(found), "presets": found.preset_list()}
+
+
+@blp.route("/<game_id>/schema")
+@blp.response(200, GameWireSchema)
+@blp.alt_response(404, response="NOT_FOUND")
+def game_schema(game_id: str) -> dict[str, Any]:
+    """What a bot of this game receives and answers, as JSON Schemas (draft 2020-12)
+
+    ``view`` describes the ``view`` of every ``POST /act`` (every key, its type, the
+    game's fixed sets as enums, what each key means), ``actions`` each action type a
+    ``legal_actions`` list may hold, ``act_request`` the whole body of ``POST /act``.
+    They hold for every option and preset; ``docs/schemas/<game_id>.json`` is the same
+    document.
+    """
+    if game_id not in GAMES:
+        abort(404, f"unknown game {game_id!r}; games: {', '.join(sorted(GAMES))}")
+    return schemas.document(game_id)

@@ -682,3 +682,22 @@ class GameSchema(_GameBaseSchema):
 
 class GameDetailSchema(_GameBaseSchema):
     presets = fields.List(fields.Nested(PresetSchema))
+
+
+class GameWireSchema(Schema):
+    game = fields.String()
+    title = fields.String()
+    view = fields.Dict(
+        metadata={
+            "description": "the JSON Schema (draft 2020-12) of the view a bot receives: every "
+            "key, its type and meaning; each event type is its definition event_<type>"
+        }
+    )
+    actions = fields.Dict(
+        keys=fields.String(),
+        values=fields.Dict(),
+        metadata={"description": "action type -> the JSON Schema of that action"},
+    )
+    act_request = fields.Dict(
+        metadata={"description": "the JSON Schema of the body of POST /act, view included"}
+    )
