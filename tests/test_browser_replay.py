@@ -32,7 +32,8 @@ from arena.live import LiveWriter
 from arena.models import Match, MatchSeat, Replay, Tournament
 from arena.referee import PolicyClient, Referee, policy_rng
 from arena.replay import answers
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, _require_chromium, buffered
+from tests.test_browser import TIMEOUT_MS, _require_chromium, buffered
+from tests.test_browser import browser as browser  # the same Chromium, on this site
 from tests.test_web import add_bot, close_app, make_app, play_match
 
 PLAYERS = {"cactus": 3, "cactus-game": 3, "president": 4}
@@ -170,20 +171,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         server.server_close()
         thread.join(5)
         close_app(app)
-
-
-@pytest.fixture(scope="module")
-def browser(site: dict[str, Any]) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
-        )
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 @pytest.fixture

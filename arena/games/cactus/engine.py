@@ -885,31 +885,23 @@ class Cactus(Game):
 
     def spectator_view(self, state: CactusState, reveal: bool = False) -> dict[str, JSON]:
         names = state.names
-        return {
-            "game": self.id,
-            "seat": None,
-            "players": state.n_players,
-            "round": state.round,
-            "turn": state.turns,
-            "dealer": state.dealer,
-            "to_move": state.player,
-            "phase": state.phase,
-            "decision": None,
+        view = self.view(state, 0)
+        for private in ("events", "locked_slots", "power", "eight_offer"):  # seat 0's own
+            view.pop(private, None)
+        view.update(
+            seat=None,
+            decision=None,
             # CA-3: every layout card lies face down; the revealed table shows them all
-            "layouts": [
+            layouts=[
                 [
                     {"slot": slot, "card": names[card] if reveal else None}
                     for slot, card in lay.items()
                 ]
                 for lay in state.layouts
             ],
-            "discard": [names[c] for c in state.discard],
-            "stock": len(state.stock),
-            "drawn": names[state.hand] if reveal and state.hand is not None else None,
-            "called_by": state.caller,
-            "values": state.options.values,
-            "scores": self._scores(state),
-        }
+            drawn=names[state.hand] if reveal and state.hand is not None else None,
+        )
+        return view
 
     @staticmethod
     def _layout_rows(state: CactusState, seat: int) -> list[JSON]:

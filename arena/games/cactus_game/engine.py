@@ -581,28 +581,16 @@ class CactusGame(Game):
         return view
 
     def spectator_view(self, state: CactusGameState, reveal: bool = False) -> dict[str, JSON]:
-        view: dict[str, JSON] = {
-            "seat": None,
-            "players": state.n_players,
-            "target": state.target,
-            "max_turns": state.options.max_turns,
-            "turn": state.turn,
-            "player": state.player,
-            "phase": state.phase,
-            "decision": None,
-            "hand": None,
-            # CG-3: hands are private; the revealed table shows each of them
-            "hands": [sorted(hand) for hand in state.hands] if reveal else None,
-            "hand_sizes": [len(h) for h in state.hands],
-            "points": list(state.points),
-            "point_supply": state.supply,
-            "draw_pile": len(state.draw_pile),
-            "discard": {"cards": list(state.discard)},
-            "this_turn": list(state.this_turn),
-        }
-        chain = state.chain
-        if chain is not None:
-            view["chain"] = {**chain.play, "stops": list(chain.stops)}
+        view = self.view(state, 0)
+        del view["events"]
+        view.pop("looked", None)  # seat 0's own
+        # CG-3: hands are private; the revealed table shows each of them
+        view.update(
+            seat=None,
+            decision=None,
+            hand=None,
+            hands=[sorted(hand) for hand in state.hands] if reveal else None,
+        )
         if reveal and state.phase == "take" and state.looked is not None:
             view["looked"] = {"player": state.looked[0], "cards": list(state.looked[1])}
         return view
