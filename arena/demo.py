@@ -288,10 +288,14 @@ def _run(
                     else "-"
                 )
                 print(f"  {row['name']:<26}{row['elo']:>8.1f}{row['matches']:>9}   {interval}")
-        print(f"\nBrowse the rankings, tournaments and replays at {base}/")
-        print(f"The workers' log and any warnings: {data_dir / LOG_NAME}", flush=True)
-        if args.exit_when_done:
+        if args.exit_when_done:  # the server stops too: no address to browse
+            if args.data_dir is not None:
+                print(f"\nThe database and the workers' log ({LOG_NAME}) stay in {data_dir}.")
+            else:
+                print("\nDone: its folder is removed (--data-dir keeps the database and the log).")
             return 0
+        print(f"\nBrowse the rankings, tournaments and replays at {base}/")
+        print(f"The workers' log and any warnings: {data_dir / LOG_NAME}")
         print("Serving until interrupted (Ctrl-C).", flush=True)
         while all(w.poll() is None for w in workers):
             time.sleep(0.5)

@@ -268,7 +268,8 @@ def test_json_depth(text: str, depth: int) -> None:
 
 
 def test_a_secret_set_after_start_also_refuses_replays(serve: Serve, client: Connect) -> None:
-    """``arena demo`` starts its bots unsigned and gives them their secret once registered."""
+    """A bot started unsigned and given its secret once registered (the flow of
+    sdk/README.md's "Signing your bot") refuses replays from then on."""
     server = serve(EchoBot(), secret=None)
     server.secret = SECRET
     c = client(server)
