@@ -343,12 +343,20 @@ class _Misbehaving(BaseHTTPRequestHandler):
     do_GET = do_POST = _answer
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A client that gave up (a timeout under test) leaves a broken pipe behind: not an
+    error worth printing into the stderr the test reads."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass
+
+
 @pytest.fixture
 def misbehaving() -> Iterator[Callable[[dict[Any, Any]], tuple[str, list[Any]]]]:
     servers = []
 
     def start(script: dict[Any, Any]) -> tuple[str, list[Any]]:
-        httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Misbehaving)
+        httpd = _QuietServer(("127.0.0.1", 0), _Misbehaving)
         httpd.daemon_threads = True
         httpd.script, httpd.seen = script, []  # type: ignore[attr-defined]
         threading.Thread(target=httpd.serve_forever, daemon=True).start()
