@@ -30,7 +30,7 @@ from typing import Any
 import orjson
 
 from arena.games import get_game
-from arena.replay import answers, describe_fault
+from arena.replay import answers, describe_fault, seat_events
 
 Perspective = int | str
 ALL = "all"
@@ -276,9 +276,10 @@ class HiddenWhileLive(Exception):
 
 
 def record_events(record: dict[str, Any], perspective: Perspective) -> list[dict[str, Any]]:
+    """The recorded events the perspective observed (a seat's: ``replay.seat_events``)."""
     events = record["events"]
     if perspective == ALL:
         return list(events)
     if perspective == PUBLIC:
         return [e for e in events if e["to"] == "public"]
-    return [e for e in events if e["to"] == "public" or perspective in e["to"]]
+    return seat_events(record, int(perspective))
