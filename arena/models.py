@@ -171,8 +171,21 @@ class Match(Base):
     # seed with the seats rotated (None: an independent deal)
     deal: Mapped[int | None] = mapped_column(Integer, default=None)
     status: Mapped[str] = mapped_column(String(16), default="queued", index=True)
-    # queued -> running -> finished | failed; cancelled from queued
+    # queued -> running -> finished | failed; cancelled from queued (arena.lifecycle)
+    # claims of the match: its attempt number (live steps and bots' match ids use it)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
+    # attempts that failed for a reason of the match itself (an error playing or
+    # recording it, its time limit): the match fails after a few
+    failures: Mapped[int] = mapped_column(Integer, default=0)
+    # attempts abandoned because their worker lost its lease (killed, out of memory, cut
+    # off): never the match's fault, so they never fail it; many raise an alert
+    lost_leases: Mapped[int] = mapped_column(Integer, default=0)
+    # whether ``seed`` has been dealt to bots by an attempt: the next attempt is then
+    # dealt anew (``arena.lifecycle.redeal``), since the bots may remember this deal
+    dealt: Mapped[bool] = mapped_column(Boolean, default=False)
+    # whether a finished match's result is in the ratings and standings: a rotation of a
+    # duplicate deal waits for the others (its deal may still be dealt again)
+    settled: Mapped[bool] = mapped_column(Boolean, default=False)
     # when a warden last sent its run_match message again (None: only when it was
     # created); a queued match whose message was lost is sent again (arena.warden)
     enqueued_at: Mapped[dt.datetime | None] = mapped_column(default=None)

@@ -17,11 +17,11 @@ import secrets
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import func, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
-from arena import formats
+from arena import formats, lifecycle
 from arena.clients import PROTOCOL_VERSION, HttpClient
 from arena.config import Config
 from arena.games import GAMES, get_game
@@ -389,18 +389,16 @@ def recent_faults(session: Session, bot_id: int, limit: int = 10) -> list[dict[s
     ]
 
 
-def delete_bot(session: Session, bot: Bot) -> None:
+def delete_bot(session: Session, bot: Bot, pause_after: int = 3) -> None:
     """Soft delete: the bot keeps its matches, ratings and name; its queued matches are
-    cancelled so its endpoint is not called any more."""
+    cancelled so its endpoint is not called any more (and results waiting for them are
+    settled: ``arena.lifecycle``)."""
     if bot.status == "deleted":
         return
     bot.status = "deleted"
     seated = select(MatchSeat.match_id).where(MatchSeat.bot_id == bot.id)
-    session.execute(
-        update(Match)
-        .where(Match.status == "queued", Match.id.in_(seated))
-        .values(status="cancelled")
-    )
+    tournaments = lifecycle.cancel_queued(session, Match.id.in_(seated))
+    lifecycle.settle_tournaments(session, [t for t in tournaments if t is not None], pause_after)
 
 
 # -- tournaments -------------------------------------------------------------------------
@@ -598,16 +596,14 @@ def get_tournament(session: Session, tournament_id: int) -> Tournament:
     return tournament
 
 
-def cancel_tournament(session: Session, tournament: Tournament) -> None:
-    """Queued matches are cancelled; running ones finish and still count."""
+def cancel_tournament(session: Session, tournament: Tournament, pause_after: int = 3) -> None:
+    """Queued matches are cancelled; running ones finish and still count, and finished
+    ones that waited for a cancelled rotation of their deal are settled."""
     if tournament.status != "running":
         raise ServiceError(409, f"tournament {tournament.id} is already {tournament.status}")
-    session.execute(
-        update(Match)
-        .where(Match.tournament_id == tournament.id, Match.status == "queued")
-        .values(status="cancelled")
-    )
+    lifecycle.cancel_queued(session, Match.tournament_id == tournament.id)
     tournament.status = "cancelled"
+    lifecycle.settle_tournaments(session, [tournament.id], pause_after)
 
 
 # -- read models -------------------------------------------------------------------------

@@ -123,16 +123,17 @@ def _add_pairs(session: Session, tournament_id: int, seats: Seats) -> None:
 def _finished_deal(
     session: Session, tournament: Tournament, deal: int
 ) -> list[list[tuple[int, int]]] | None:
-    """The seats of every rotation of a duplicate deal, once all of them have finished."""
+    """The seats of every rotation of a duplicate deal, once all of them have finished
+    and been settled (they are settled together, the last one counting the deal)."""
     rows = session.execute(
-        select(Match.id, Match.status, MatchSeat.bot_id, MatchSeat.rank)
+        select(Match.id, Match.status, Match.settled, MatchSeat.bot_id, MatchSeat.rank)
         .join(MatchSeat, MatchSeat.match_id == Match.id)
         .where(Match.tournament_id == tournament.id, Match.deal == deal)
         .order_by(Match.id, MatchSeat.seat)
     ).all()
     matches: dict[int, list[tuple[int, int]]] = {}
-    for match_id, status, bot, rank in rows:
-        if status != "finished" or rank is None:
+    for match_id, status, settled, bot, rank in rows:
+        if status != "finished" or not settled or rank is None:
             return None
         matches.setdefault(match_id, []).append((bot, rank))
     if len(matches) < tournament.seats_per_match:

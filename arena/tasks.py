@@ -38,36 +38,28 @@ from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
-from arena import broker, live
+from arena import broker, lifecycle, live
 from arena.clients import HttpClient, Pools
 from arena.config import Config, from_env
 from arena.db import Database
+from arena.lifecycle import ELO, MAX_FAILURES
 from arena.models import (
     Bot,
-    Counter,
     FittedRating,
     Ladder,
     Match,
     MatchSeat,
     Rating,
-    RatingChange,
     RatingFit,
-    Replay,
-    Tournament,
     utcnow,
 )
-from arena.ratings import EloConfig, apply_match, fit_ratings, replay_elo
+from arena.ratings import fit_ratings, replay_elo
 from arena.referee import MatchAbandoned, MatchRecord, MatchTimeLimit, Referee
-from arena.replay import describe_fault, fault_summary
-from arena.standings import record_result
 from arena.warden import Warden, new_owner
 
 log = logging.getLogger(__name__)
 
 celery = Celery("arena")
-ELO = EloConfig()
-MAX_ATTEMPTS = 3  # a match that fails this often is marked failed, not retried forever
-RATING_SEQ = "rating_seq"
 MATCH_QUEUE = "arena.matches"
 CONTROL_QUEUE = "arena.control"  # the ladder, refits and housekeeping
 QUEUES = (MATCH_QUEUE, CONTROL_QUEUE)
@@ -274,46 +266,21 @@ def run_match(self: Any, match_id: int) -> str:
     try:
         return play_match(_db(), _config(), match_id, warden)
     except MatchNotPlayed as exc:
-        # the match is queued again (its attempts are counted): try once more shortly
-        raise self.retry(exc=exc, countdown=2, max_retries=MAX_ATTEMPTS) from exc
+        # the match is queued again (its failures are counted): try once more shortly
+        raise self.retry(exc=exc, countdown=2, max_retries=MAX_FAILURES) from exc
 
 
 class MatchNotPlayed(RuntimeError):
     """Playing or recording a match failed for a reason of the server's own."""
 
 
-def _aware(moment: dt.datetime) -> dt.datetime:
-    """SQLite gives back naive datetimes; every one stored here is UTC."""
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=dt.UTC)
-
-
 def claim(
     session: Session, match: Match, owner: str, until: dt.datetime, now: dt.datetime
 ) -> str | None:
-    """Claim a locked match for ``owner`` with a lease ``until``; None when claimed, else
-    why not (finished, running under someone's live lease, out of attempts: failed)."""
-    if match.status in ("finished", "failed", "cancelled"):
-        return f"already {match.status}"
-    if (
-        match.status == "running"
-        and match.lease_expires_at is not None
-        and _aware(match.lease_expires_at) > now
-    ):
-        return "running under a live lease"
-    if match.attempts >= MAX_ATTEMPTS:
-        match.status = "failed"
-        match.error = f"gave up after {match.attempts} attempts"
-        match.finished_at = now
-        match.lease_owner = match.lease_expires_at = None
-        _maybe_finish_tournament(session, match)
-        return "failed"
-    match.status = "running"
-    match.attempts += 1
-    match.started_at = now
-    match.lease_owner = owner
-    match.lease_expires_at = until
-    live.forget(session, match.id, keep_attempt=match.attempts)  # earlier attempts: gone
-    return None
+    """``arena.lifecycle.claim``, the rotations it queues again sent to the broker."""
+    return lifecycle.claim(
+        session, match, owner, until, now, enqueue=lambda ids: enqueue_matches(_config(), ids)
+    )
 
 
 def play_match(
@@ -330,18 +297,8 @@ def play_match(
         refused = claim(session, match, owner, until, now)
         if refused is not None:
             return refused  # a second delivery, or nothing left to do
-        plan = _plan(match)
+        plan = lifecycle.plan(match)
     return play_claimed(database, config, match_id, owner, warden, plan)
-
-
-Plan = tuple[str, int, dict[str, Any], list[tuple[str, str, str]], int]
-
-
-def _plan(match: Match) -> Plan:
-    """What playing the match needs: game, seed, options, each seat's bot, and the
-    attempt (its live steps are written under it)."""
-    seats = [(s.bot.endpoint, s.bot.signing_secret, s.bot.name) for s in match.seats]
-    return match.game, match.seed, match.options, seats, match.attempts
 
 
 def play_claimed(
@@ -350,7 +307,7 @@ def play_claimed(
     match_id: int,
     owner: str,
     warden: Warden | None = None,
-    plan: Plan | None = None,
+    plan: lifecycle.Plan | None = None,
 ) -> str:
     """Play a match that ``owner`` (this process) has claimed, and record it."""
     stop = warden.hold(match_id) if warden is not None else None
@@ -359,57 +316,57 @@ def play_claimed(
             with database.session() as session:
                 match = session.get(Match, match_id, options=[_WITH_BOTS])
                 assert match is not None
-                plan = _plan(match)
-        game, seed, options, seats, attempt = plan
+                plan = lifecycle.plan(match)
         pools = _pools()
-        clients = [HttpClient(e, secret, name, pool=pools.get(e)) for e, secret, name in seats]
+        clients = [
+            HttpClient(s.endpoint, s.secret, s.name, pool=pools.get(s.endpoint)) for s in plan.seats
+        ]
         referee = Referee(
             max_strikes=config.max_strikes,
             deadline_ms=config.deadline_ms,
             time_limit=config.match_time_limit,
         )
         writer = _live_writer(database, config.live_interval)
-        feed = writer.feed(match_id, attempt) if writer is not None else None
+        feed = writer.feed(match_id, plan.attempt) if writer is not None else None
         try:
             record = referee.run(
-                game, clients, seed, options, match_id=str(match_id), stop=stop, on_step=feed
+                plan.game,
+                clients,
+                plan.seed,
+                plan.options,
+                match_id=plan.bots_match_id,
+                stop=stop,
+                on_step=feed,
             )
         except MatchAbandoned:
             return "taken over"  # another worker holds the lease now
         except MatchTimeLimit as exc:
-            _give_up(database, match_id, owner, str(exc))
+            _fail(database, config, match_id, owner, str(exc), final=True)
             return "failed"
         finally:
             if feed is not None:
                 feed.close()
-        recorded = save_result(database, match_id, record, config.pause_after_forfeits)
+        recorded = save_result(
+            database, match_id, record, config.pause_after_forfeits, (owner, plan.attempt)
+        )
     except Exception as exc:  # a bug of ours must not lose the match: mark it, keep going
         log.exception("match %s could not be played", match_id)
-        with database.session() as session:
-            match = _locked_match(session, match_id)
-            if match is not None and match.status == "running" and match.lease_owner == owner:
-                match.status = "queued" if match.attempts < MAX_ATTEMPTS else "failed"
-                match.error = f"{type(exc).__name__}: {exc}"[:500]
-                match.lease_owner = match.lease_expires_at = None
-                if match.status == "failed":
-                    _maybe_finish_tournament(session, match)
+        _fail(database, config, match_id, owner, f"{type(exc).__name__}: {exc}", final=False)
         raise MatchNotPlayed(f"match {match_id}: {exc}") from exc
     finally:
         if warden is not None:
             warden.release(match_id)
-    return "recorded" if recorded else "duplicate"
+    return "recorded" if recorded else "not recorded"
 
 
-def _give_up(database: Database, match_id: int, owner: str, reason: str) -> None:
+def _fail(
+    database: Database, config: Config, match_id: int, owner: str, reason: str, final: bool
+) -> None:
+    """The attempt ``owner`` holds failed: the match is queued again or failed."""
     with database.session() as session:
-        match = _locked_match(session, match_id)
+        match = _locked_match(session, match_id, _WITH_SEATS)
         if match is not None and match.status == "running" and match.lease_owner == owner:
-            match.status = "failed"
-            match.error = reason[:500]
-            match.finished_at = utcnow()
-            match.lease_owner = match.lease_expires_at = None
-            live.forget(session, match_id)
-            _maybe_finish_tournament(session, match)
+            lifecycle.fail(session, match, reason, config.pause_after_forfeits, final)
 
 
 _WITH_SEATS = selectinload(Match.seats)
@@ -424,119 +381,28 @@ def _locked_match(session: Session, match_id: int, *load: Any) -> Match | None:
 
 
 def save_result(
-    database: Database, match_id: int, record: MatchRecord, pause_after: int = 3
+    database: Database,
+    match_id: int,
+    record: MatchRecord,
+    pause_after: int = 3,
+    claimed: tuple[str, int] | None = None,
 ) -> bool:
-    """Write the result, the replay and the rating changes in one transaction, with each
-    seat's faults; a bot that forfeited ``pause_after`` matches in a row is paused.
-
-    Forfeits are rated like any last place: a bot that knows its opponents at ``/start``
-    must not be able to dodge the strong ones by not answering.  Returns False when
-    another delivery of the same match got there first."""
+    """Write the result, the replay and (once settled: ``arena.lifecycle``) the rating
+    changes and standings in one transaction, with each seat's faults; a bot that
+    forfeited ``pause_after`` matches in a row is paused.  ``claimed``: the (owner,
+    attempt) of the worker that played it, which must still be the match's (None: an
+    in-process caller that claimed nothing).  Returns False when nothing was written:
+    another delivery got there first, or the match was claimed again since."""
     with database.session() as session:
         match = _locked_match(session, match_id, _WITH_SEATS)
-        if match is None or match.status in ("finished", "cancelled"):
-            if match is not None:
-                live.forget(session, match_id)
+        if not lifecycle.finish(session, match, record, pause_after, claimed):
             return False
-        outcome = record.outcome or {}
-        ranks = outcome["ranks"]
-        faults = fault_summary(record.to_json())
-        forfeited = set(outcome.get("forfeited", ()))
-        # bots are locked in the order of their ids: two results never wait on each other
-        for seat in sorted(match.seats, key=lambda s: (s.bot_id, s.seat)):
-            seat.rank = ranks[seat.seat]
-            seat.score = float(outcome["scores"][seat.seat])
-            seat.strikes = record.strikes[seat.seat]
-            seat.faults = faults.get(seat.seat)
-            seat.forfeited = seat.seat in forfeited
-            _count_forfeit(session, seat, pause_after)
-        session.add(Replay(match_id=match_id, record=record.to_json()))
-        if match.rated:
-            _rate(session, match, ranks)
-        live.forget(session, match_id)  # the replay says everything now
-        match.status = "finished"
-        match.result = outcome
-        match.error = None
-        match.finished_at = utcnow()
-        match.lease_owner = match.lease_expires_at = None
-        record_result(session, match)  # standings, crosstable, deals, the stop rule
-        tournament_over = _maybe_finish_tournament(session, match)
+        assert match is not None
+        tournament_over = lifecycle.finish_tournament(session, match)
         game, rated = match.game, match.rated
     if rated and tournament_over:
         refit_ratings.delay(game)  # the fitted ratings follow each finished tournament
     return True
-
-
-def _count_forfeit(session: Session, seat: MatchSeat, pause_after: int) -> None:
-    """Keep the bot's count of forfeits in a row; pause an active bot at ``pause_after``
-    (the ladder stops seating it) and say why, until its owner sets it active again."""
-    bot = session.get(Bot, seat.bot_id, with_for_update=True)
-    if bot is None:
-        return
-    if not seat.forfeited:
-        bot.forfeit_streak = 0
-        return
-    bot.forfeit_streak += 1
-    if bot.forfeit_streak >= pause_after and bot.status == "active":
-        first = (seat.faults or {}).get("first", {})
-        bot.status = "paused"
-        bot.paused_reason = (
-            f"paused after {bot.forfeit_streak} forfeits in a row (match {seat.match_id}: "
-            f"{describe_fault(first) if first else 'no usable answer'})"
-        )[:300]
-        log.warning("bot %s paused: %s", bot.id, bot.paused_reason)
-
-
-def _rate(session: Session, match: Match, ranks: list[int]) -> None:
-    # the lock serialises rated results: their order is the order of rating_seq
-    counter = session.scalars(
-        select(Counter).where(Counter.name == RATING_SEQ).with_for_update()
-    ).one()
-    counter.value += 1
-    match.rating_seq = counter.value
-    bot_ids = [s.bot_id for s in match.seats]
-    rows = {
-        r.bot_id: r
-        for r in session.scalars(
-            select(Rating)
-            .where(Rating.game == match.game, Rating.bot_id.in_(bot_ids))
-            .order_by(Rating.bot_id)
-            .with_for_update()
-        )
-    }
-    table = {bot_id: row.elo for bot_id, row in rows.items()}
-    for bot_id, (before, after) in apply_match(table, bot_ids, ranks, ELO).items():
-        row = rows.get(bot_id)
-        if row is None:
-            row = Rating(bot_id=bot_id, game=match.game, elo=after, matches=0)
-            session.add(row)
-        row.elo = after
-        row.matches += 1
-        session.add(
-            RatingChange(
-                match_id=match.id, bot_id=bot_id, game=match.game, before=before, after=after
-            )
-        )
-
-
-def _maybe_finish_tournament(session: Session, match: Match) -> bool:
-    """Mark the match's tournament finished if this was its last open match."""
-    if match.tournament_id is None:
-        return False
-    open_matches = session.scalar(
-        select(func.count(Match.id)).where(
-            Match.tournament_id == match.tournament_id,
-            Match.status.in_(("queued", "running")),
-            Match.id != match.id,
-        )
-    )
-    if open_matches == 0:
-        tournament = session.get(Tournament, match.tournament_id)
-        if tournament is not None and tournament.status == "running":
-            tournament.status = "finished"
-            tournament.finished_at = utcnow()
-            return True
-    return False
 
 
 # -- ratings from the history ------------------------------------------------------------------

@@ -11,9 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from arena import lifecycle
 from arena.db import Database
+from arena.lifecycle import LOST_LEASE_ALERT, MAX_FAILURES
 from arena.models import Bot, Match, MatchSeat, Tournament, utcnow
-from arena.tasks import MAX_ATTEMPTS, claim
+from arena.tasks import claim
 from arena.warden import Warden
 
 LEASE = dt.timedelta(seconds=15)
@@ -80,26 +82,37 @@ def test_a_live_lease_keeps_a_match_from_a_second_worker_and_a_lapsed_one_does_n
     assert (match.status, match.attempts, match.lease_owner) == ("running", 2, "b")
 
 
-def test_a_finished_match_is_never_claimed_and_attempts_run_out(database):
+def test_a_finished_match_is_never_claimed_and_lost_leases_never_fail_a_match(database):
     [done, tired] = new_matches(database, 2)
     with database.session() as session:
         session.get(Match, done).status = "finished"
+    assert claim_now(database, done, "a") == "already finished"
+    # its workers keep dying: a lost lease is never the match's fault
+    for attempt in range(1, LOST_LEASE_ALERT + 3):
+        assert claim_now(database, tired, f"worker {attempt}") is None
+        lapse(database, tired)
+    match = row(database, tired)
+    assert (match.status, match.attempts, match.failures) == ("running", LOST_LEASE_ALERT + 2, 0)
+    assert match.lost_leases == LOST_LEASE_ALERT + 1
+    assert "lost its worker" in match.error  # the operator is told
+
+
+def test_a_match_fails_after_failures_of_its_own(database):
+    [match_id] = new_matches(database, 1)
+    with database.session() as session:
         tournament = Tournament(
-            name="t",
-            game="cactus",
-            seats_per_match=1,
-            games_per_pairing=1,
-            seed=1,
-            status="running",
+            name="t", game="cactus", seats_per_match=1, games_per_pairing=1, seed=1
         )
         session.add(tournament)
         session.flush()
-        match = session.get(Match, tired)
-        match.tournament_id, match.status, match.attempts = tournament.id, "running", MAX_ATTEMPTS
-    assert claim_now(database, done, "a") == "already finished"
-    assert claim_now(database, tired, "a") == "failed"
-    match = row(database, tired)
-    assert match.status == "failed" and "gave up" in match.error
+        session.get(Match, match_id).tournament_id = tournament.id
+    for failure in range(1, MAX_FAILURES + 1):
+        assert claim_now(database, match_id, "a") is None
+        with database.session() as session:
+            match = session.get(Match, match_id)
+            lifecycle.fail(session, match, f"bug {failure}", pause_after=3, final=False)
+    match = row(database, match_id)
+    assert (match.status, match.failures, match.error) == ("failed", MAX_FAILURES, "bug 3")
     with database.session() as session:
         assert session.get(Tournament, match.tournament_id).status == "finished"
 

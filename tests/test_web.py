@@ -21,7 +21,7 @@ from flask.testing import FlaskClient
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from arena import services
+from arena import lifecycle, services
 from arena.app import create_app
 from arena.config import Config
 from arena.db import Database
@@ -466,9 +466,10 @@ def schedule(session: Session, tournament_id: int) -> list[int]:
 
 
 def finish_match(session: Session, match_id: int, ranks: list[int]) -> bool:
-    """Store a result by hand and keep the standings (``record_result``), as a worker
-    does; False when the match is no longer queued (a decided challenger's)."""
-    session.expire_all()  # record_result cancels with a bulk update
+    """Store a result by hand and settle it (ratings, standings) as a worker does, a
+    rotation of a duplicate deal once its deal is complete (``arena.lifecycle``); False
+    when the match is no longer queued (a decided challenger's)."""
+    session.expire_all()  # settling cancels with a bulk update
     match = session.get(Match, match_id)
     if match.status != "queued":
         return False
@@ -477,7 +478,7 @@ def finish_match(session: Session, match_id: int, ranks: list[int]) -> bool:
     match.status = "finished"
     match.finished_at = dt.datetime.now(dt.UTC)
     session.flush()
-    record_result(session, match)
+    lifecycle.settle_ready(session, match.tournament_id, pause_after=3)
     session.flush()
     return True
 

@@ -130,7 +130,7 @@ class BotById(MethodView):
         with database().session() as session:
             bot = services.get_bot(session, bot_id)
             services.check_owner(session, bot, bearer_token())
-            services.delete_bot(session, bot)
+            services.delete_bot(session, bot, config().pause_after_forfeits)
 
 
 @blp.route("/<int:bot_id>/rotate")

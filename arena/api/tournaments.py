@@ -146,6 +146,6 @@ def cancel(tournament_id: int) -> dict[str, Any]:
     services.check_organiser(config(), bearer_token())
     with database().session() as session:
         tournament = services.get_tournament(session, tournament_id)
-        services.cancel_tournament(session, tournament)
+        services.cancel_tournament(session, tournament, config().pause_after_forfeits)
         session.flush()
         return _detail(session, tournament)

@@ -1,0 +1,466 @@
+"""The life of a match row: claimed, dealt, played again, failed, finished, settled.
+
+Every change of a match's status is written here, once: by the workers (claim, finish,
+fail) and by the web (after cancelling).  No Celery and no HTTP here; each function works
+in its caller's transaction and leaves the commit to it.
+
+::
+
+    queued ──claim──► running ──finish──► finished ──settle──► in ratings and standings
+      ▲  ▲               │ │
+      │  └──lost lease───┘ └──fail──► queued again, or failed after MAX_FAILURES
+      └──cancel──► cancelled
+
+- **A lost lease is not the match's fault.**  A worker that dies (``kill -9``, out of
+  memory, a machine gone or cut off) loses the lease on every match it held; another
+  worker claims them again (``arena.warden``).  That counts in ``lost_leases``, never in
+  ``failures``: only a failure of the match itself (an error while playing or recording
+  it, its time limit) counts toward giving up.  Past ``LOST_LEASE_ALERT`` lost leases a
+  match is still played, and each further loss is logged as an error and noted on the
+  match for the operator: something keeps killing the workers that play it.
+- **A deal is dealt once.**  The bots of an abandoned attempt saw its deal (their hands,
+  what they peeked at, maybe every hand if ``/end`` was sent), so a match claimed again
+  after an attempt is dealt anew from a seed derived from its seed and the attempt
+  (``redeal_seed``); the seed stored on the row, and recorded in the replay, is always
+  the one dealt, so re-simulation holds.  Bots get a fresh ``match_id`` per attempt
+  (``attempt_id``).
+- **A duplicate deal stays one deal.**  The rotations of a duplicate deal must hold the
+  same hands, so when one of them must be dealt anew, the whole group is: its queued
+  rotations take the new seed, its running ones are stopped (their worker loses the
+  lease) and queued again, and its finished ones are queued again too.  That is possible
+  because a rotation's result is not *settled* (rated, added to the standings, counted
+  toward a pause) until no rotation of its deal is queued or running any more: until
+  then it can be discarded.  Nothing of the deal is published meanwhile either.
+- **Results are fenced.**  A worker's result is written only while it still holds the
+  match's lease and the record was dealt the match's current seed: a worker that was cut
+  off, or whose deal was superseded, records nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import logging
+from collections.abc import Callable, Iterable
+from typing import Any, NamedTuple
+
+from sqlalchemy import delete, event, func, select, update
+from sqlalchemy.orm import Session, selectinload
+
+from arena import live
+from arena.formats import MAX_SEED
+from arena.models import (
+    Bot,
+    Counter,
+    Match,
+    MatchSeat,
+    Rating,
+    RatingChange,
+    Replay,
+    Tournament,
+    utcnow,
+)
+from arena.ratings import EloConfig, apply_match
+from arena.referee import MatchRecord
+from arena.replay import describe_fault, fault_summary
+from arena.standings import record_result
+
+log = logging.getLogger(__name__)
+
+ELO = EloConfig()
+MAX_FAILURES = 3  # failures of the match itself after which it is failed
+LOST_LEASE_ALERT = 10  # lost leases after which each further one is an alert
+RATING_SEQ = "rating_seq"
+OPEN = ("queued", "running")  # statuses of a match still to be played
+TERMINAL = ("finished", "failed", "cancelled")
+
+Enqueue = Callable[[list[int]], None]
+
+
+# -- deals -----------------------------------------------------------------------------------
+def redeal_seed(seed: int, attempt: int) -> int:
+    """The seed of a deal dealt again for ``attempt``: a hash of the seed it replaces and
+    the attempt, below ``MAX_SEED`` like every seed.  Nobody can tell it from the old
+    seed without knowing the old seed, and the old one is never published before the
+    match is over."""
+    digest = hashlib.sha256(f"redeal:{seed}:{attempt}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") & MAX_SEED
+
+
+def attempt_id(match_id: int, attempt: int) -> str:
+    """The ``match_id`` the bots of an attempt are given: the match's id, then ``.2``,
+    ``.3`` ... for the attempts after the first, so that a bot keeping state per match
+    never mixes an abandoned attempt with the next."""
+    return str(match_id) if attempt <= 1 else f"{match_id}.{attempt}"
+
+
+def deal_group(match: Match) -> tuple[int, int] | None:
+    """(tournament, deal) of a rotation of a duplicate deal; None for a deal of its own."""
+    if match.deal is None or match.tournament_id is None:
+        return None
+    return match.tournament_id, match.deal
+
+
+# -- claiming ----------------------------------------------------------------------------------
+def claim(
+    session: Session,
+    match: Match,
+    owner: str,
+    until: dt.datetime,
+    now: dt.datetime,
+    enqueue: Enqueue | None = None,
+) -> str | None:
+    """Claim a locked match for ``owner`` with a lease ``until``: None when claimed, else
+    why not (finished, failed, cancelled, or running under someone's live lease).
+
+    A running match whose lease lapsed was abandoned by a worker that lost it: that is a
+    lost lease, not a failure.  A match whose seed an earlier attempt dealt is dealt
+    anew first (its whole deal group, for a rotation of a duplicate deal); the other
+    rotations that this puts back in the queue are handed to ``enqueue`` once the
+    transaction commits (without it, the wardens send them again after a lease)."""
+    if match.status in TERMINAL:
+        return f"already {match.status}"
+    if match.status == "running":
+        if match.lease_expires_at is not None and aware(match.lease_expires_at) > now:
+            return "running under a live lease"
+        match.lost_leases += 1
+        if match.lost_leases >= LOST_LEASE_ALERT:
+            match.error = (
+                f"lost its worker {match.lost_leases} times: something keeps killing the "
+                "workers that play it (memory? see the workers' logs)"
+            )
+            log.error("match %s: %s", match.id, match.error)
+    if match.dealt:
+        requeued = redeal(session, match)
+        if requeued and enqueue is not None:
+            event.listen(session, "after_commit", lambda _: _send(enqueue, requeued), once=True)
+    match.status = "running"
+    match.attempts += 1
+    match.dealt = True
+    match.started_at = now
+    match.lease_owner = owner
+    match.lease_expires_at = until
+    live.forget(session, match.id, keep_attempt=match.attempts)  # earlier attempts: gone
+    return None
+
+
+def _send(enqueue: Enqueue, match_ids: list[int]) -> None:
+    try:
+        enqueue(match_ids)
+    except Exception:  # the broker is away: the wardens send them again after a lease
+        log.exception("matches %s, queued again for a new deal, were not sent", match_ids)
+
+
+def redeal(session: Session, match: Match) -> list[int]:
+    """Deal the locked ``match`` anew, and every other rotation of its duplicate deal;
+    returns the rotations put back in the queue (running or finished ones).  Their
+    worker, if any, loses its lease and stops; a finished rotation's result, not settled
+    while its deal is played, is discarded with its replay."""
+    seed = redeal_seed(match.seed, match.attempts + 1)
+    log.info("match %s is dealt anew for attempt %s", match.id, match.attempts + 1)
+    match.seed = seed
+    group = deal_group(match)
+    if group is None:
+        return []
+    tournament_id, deal = group
+    # one change of a deal group at a time: results of its rotations lock this row too
+    session.get(Tournament, tournament_id, with_for_update=True)
+    siblings = session.scalars(
+        select(Match)
+        .where(Match.tournament_id == tournament_id, Match.deal == deal, Match.id != match.id)
+        .order_by(Match.id)
+        .with_for_update()
+        .options(selectinload(Match.seats))
+    ).all()
+    requeued = []
+    for sibling in siblings:
+        sibling.seed = seed
+        sibling.dealt = False
+        if sibling.status == "running" or (sibling.status == "finished" and not sibling.settled):
+            if sibling.status == "finished":
+                _discard_result(session, sibling)
+            sibling.status = "queued"
+            sibling.lease_owner = sibling.lease_expires_at = None
+            sibling.enqueued_at = utcnow()
+            requeued.append(sibling.id)
+    return requeued
+
+
+def _discard_result(session: Session, match: Match) -> None:
+    """Undo a finished, unsettled rotation: nothing of it was rated or counted yet."""
+    match.result = None
+    match.finished_at = None
+    for seat in match.seats:
+        seat.rank = seat.score = seat.faults = None
+        seat.strikes = 0
+        seat.forfeited = False
+    session.execute(delete(Replay).where(Replay.match_id == match.id))
+
+
+# -- what an attempt plays ---------------------------------------------------------------------
+class SeatPlan(NamedTuple):
+    """How to reach one seat's bot: endpoint, signing secret, name, declared capacity."""
+
+    endpoint: str
+    secret: str
+    name: str
+    capacity: int | None
+
+
+class Plan(NamedTuple):
+    """What playing a claimed match needs, read while it is locked: the attempt's deal
+    and the bots to ask."""
+
+    match_id: int
+    game: str
+    seed: int
+    options: dict[str, Any]
+    seats: list[SeatPlan]
+    attempt: int
+
+    @property
+    def bots_match_id(self) -> str:
+        return attempt_id(self.match_id, self.attempt)
+
+
+def plan(match: Match) -> Plan:
+    """The plan of a claimed match (its seats' bots loaded)."""
+    seats = [
+        SeatPlan(
+            s.bot.endpoint,
+            s.bot.signing_secret,
+            s.bot.name,
+            _capacity((s.bot.info or {}).get("capacity")),
+        )
+        for s in match.seats
+    ]
+    return Plan(match.id, match.game, match.seed, match.options, seats, match.attempts)
+
+
+def _capacity(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+# -- ending ----------------------------------------------------------------------------------
+def finish(
+    session: Session,
+    match: Match | None,
+    record: MatchRecord,
+    pause_after: int,
+    claimed: tuple[str, int] | None = None,
+) -> bool:
+    """Write a played match's result on its locked row (seats loaded): each seat's rank,
+    score, strikes and faults, the replay, and, unless it waits for the other rotations
+    of its deal, its settlement.  ``claimed`` is the (owner, attempt) that played it: the
+    owner must still hold the lease and the attempt be the match's latest (None: an
+    in-process caller that claimed nothing).  False, writing nothing, when the match is
+    not the caller's to record: gone, already ended, or claimed again since (by another
+    worker, or dealt anew)."""
+    if match is None:
+        return False
+    if match.status in TERMINAL or (
+        claimed is not None and (match.lease_owner, match.attempts) != claimed
+    ):
+        live.forget(session, match.id, keep_attempt=match.attempts)
+        return False
+    outcome = record.outcome or {}
+    ranks = outcome["ranks"]
+    faults = fault_summary(record.to_json())
+    forfeited = set(outcome.get("forfeited", ()))
+    for seat in match.seats:
+        seat.rank = ranks[seat.seat]
+        seat.score = float(outcome["scores"][seat.seat])
+        seat.strikes = record.strikes[seat.seat]
+        seat.faults = faults.get(seat.seat)
+        seat.forfeited = seat.seat in forfeited
+    session.add(Replay(match_id=match.id, record=record.to_json()))
+    live.forget(session, match.id)  # the replay says everything now
+    match.status = "finished"
+    match.result = outcome
+    match.error = None
+    match.finished_at = utcnow()
+    match.lease_owner = match.lease_expires_at = None
+    if deal_group(match) is None:
+        settle(session, match, pause_after)
+    else:
+        # the deal's rotations end one after the other: each sees the ones before
+        session.get(Tournament, match.tournament_id, with_for_update=True)
+        session.flush()
+        settle_ready(session, match.tournament_id, pause_after)
+    return True
+
+
+def fail(session: Session, match: Match, reason: str, pause_after: int, final: bool) -> None:
+    """An attempt of the running ``match`` failed for a reason of its own: it is queued
+    again, or failed when ``final`` or after ``MAX_FAILURES``."""
+    match.failures += 1
+    match.error = reason[:500]
+    match.lease_owner = match.lease_expires_at = None
+    if final or match.failures >= MAX_FAILURES:
+        match.status = "failed"
+        match.finished_at = utcnow()
+        live.forget(session, match.id)
+        closed(session, match, pause_after)
+    else:
+        match.status = "queued"
+
+
+def closed(session: Session, match: Match, pause_after: int) -> None:
+    """``match`` ended without a result (failed, cancelled): the finished rotations its
+    deal was waiting on are settled, and its tournament ends if nothing is left."""
+    if match.tournament_id is not None:
+        settle_ready(session, match.tournament_id, pause_after)
+    finish_tournament(session, match)
+
+
+# -- settling ----------------------------------------------------------------------------------
+def settle(session: Session, match: Match, pause_after: int) -> None:
+    """Put a finished match's result in the ratings, the standings and its bots' counts
+    of forfeits in a row.  Forfeits are rated like any last place: a bot that knows its
+    opponents at ``/start`` must not be able to dodge the strong ones by not answering."""
+    match.settled = True  # before the standings: the last rotation of a deal counts it
+    # bots are locked in the order of their ids: two results never wait on each other
+    for seat in sorted(match.seats, key=lambda s: (s.bot_id, s.seat)):
+        _count_forfeit(session, seat, pause_after)
+    if match.rated:
+        _rate(session, match, [s.rank for s in sorted(match.seats, key=lambda s: s.seat)])
+    record_result(session, match)  # standings, crosstable, deals, the stop rule
+
+
+def settle_ready(session: Session, tournament_id: int, pause_after: int) -> list[int]:
+    """Settle the tournament's finished matches that wait for nothing: every one not yet
+    settled whose deal has no rotation queued or running; in the order they were
+    scheduled.  Returns them.  Settling may end a stop rule, which cancels matches and
+    so completes more deals: it goes on until none is left."""
+    done: list[int] = []
+    while True:
+        waiting = session.scalars(
+            select(Match)
+            .where(
+                Match.tournament_id == tournament_id,
+                Match.status == "finished",
+                Match.settled.is_(False),
+            )
+            .order_by(Match.id)
+            .options(selectinload(Match.seats))
+        ).all()
+        deals = {m.deal for m in waiting if m.deal is not None}
+        in_play = set()
+        if deals:
+            in_play = set(
+                session.scalars(
+                    select(Match.deal).where(
+                        Match.tournament_id == tournament_id,
+                        Match.deal.in_(deals),
+                        Match.status.in_(OPEN),
+                    )
+                )
+            )
+        ready = [m for m in waiting if m.deal not in in_play]
+        if not ready:
+            return done
+        for match in ready:
+            settle(session, match, pause_after)
+            done.append(match.id)
+        session.flush()
+
+
+def settle_tournaments(session: Session, tournament_ids: Iterable[int], pause_after: int) -> None:
+    """After matches were cancelled in bulk: settle what no longer waits, end what is over."""
+    for tournament_id in sorted(set(tournament_ids)):
+        settle_ready(session, tournament_id, pause_after)
+        _finish_tournament_if_done(session, tournament_id)
+
+
+def _count_forfeit(session: Session, seat: MatchSeat, pause_after: int) -> None:
+    """Keep the bot's count of forfeits in a row; pause an active bot at ``pause_after``
+    (the ladder stops seating it) and say why, until its owner sets it active again."""
+    bot = session.get(Bot, seat.bot_id, with_for_update=True)
+    if bot is None:
+        return
+    if not seat.forfeited:
+        bot.forfeit_streak = 0
+        return
+    bot.forfeit_streak += 1
+    if bot.forfeit_streak >= pause_after and bot.status == "active":
+        first = (seat.faults or {}).get("first", {})
+        bot.status = "paused"
+        bot.paused_reason = (
+            f"paused after {bot.forfeit_streak} forfeits in a row (match {seat.match_id}: "
+            f"{describe_fault(first) if first else 'no usable answer'})"
+        )[:300]
+        log.warning("bot %s paused: %s", bot.id, bot.paused_reason)
+
+
+def _rate(session: Session, match: Match, ranks: list[int]) -> None:
+    # the lock serialises rated results: their order is the order of rating_seq
+    counter = session.scalars(
+        select(Counter).where(Counter.name == RATING_SEQ).with_for_update()
+    ).one()
+    counter.value += 1
+    match.rating_seq = counter.value
+    bot_ids = [s.bot_id for s in sorted(match.seats, key=lambda s: s.seat)]
+    rows = {
+        r.bot_id: r
+        for r in session.scalars(
+            select(Rating)
+            .where(Rating.game == match.game, Rating.bot_id.in_(bot_ids))
+            .order_by(Rating.bot_id)
+            .with_for_update()
+        )
+    }
+    table = {bot_id: row.elo for bot_id, row in rows.items()}
+    for bot_id, (before, after) in apply_match(table, bot_ids, ranks, ELO).items():
+        row = rows.get(bot_id)
+        if row is None:
+            row = Rating(bot_id=bot_id, game=match.game, elo=after, matches=0)
+            session.add(row)
+        row.elo = after
+        row.matches += 1
+        session.add(
+            RatingChange(
+                match_id=match.id, bot_id=bot_id, game=match.game, before=before, after=after
+            )
+        )
+
+
+def finish_tournament(session: Session, match: Match) -> bool:
+    """Mark the match's tournament finished if this was its last open match."""
+    if match.tournament_id is None:
+        return False
+    return _finish_tournament_if_done(session, match.tournament_id, but=match.id)
+
+
+def _finish_tournament_if_done(
+    session: Session, tournament_id: int, but: int | None = None
+) -> bool:
+    query = select(func.count(Match.id)).where(
+        Match.tournament_id == tournament_id, Match.status.in_(OPEN)
+    )
+    if but is not None:
+        query = query.where(Match.id != but)
+    if session.scalar(query) == 0:
+        tournament = session.get(Tournament, tournament_id)
+        if tournament is not None and tournament.status == "running":
+            tournament.status = "finished"
+            tournament.finished_at = utcnow()
+            return True
+    return False
+
+
+def cancel_queued(session: Session, *where: Any) -> list[int]:
+    """Cancel the queued matches that ``where`` selects; the tournaments they belong to."""
+    return list(
+        session.scalars(
+            update(Match)
+            .where(Match.status == "queued", *where)
+            .values(status="cancelled")
+            .returning(Match.tournament_id)
+            .execution_options(synchronize_session=False)
+        )
+    )
+
+
+def aware(moment: dt.datetime) -> dt.datetime:
+    """SQLite gives back naive datetimes; every one stored here is UTC."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=dt.UTC)
