@@ -39,6 +39,7 @@ in its caller's transaction and leaves the commit to it.
 from __future__ import annotations
 
 import datetime as dt
+import enum
 import hashlib
 import logging
 from collections.abc import Callable, Iterable
@@ -242,27 +243,35 @@ def _capacity(value: Any) -> int | None:
 
 
 # -- ending ----------------------------------------------------------------------------------
+class Ended(enum.Enum):
+    """What recording a result did."""
+
+    REFUSED = "not recorded"  # not the caller's to record (see ``finish``)
+    RECORDED = "recorded"
+    TOURNAMENT_OVER = "recorded, and its tournament is over"
+
+
 def finish(
     session: Session,
     match: Match | None,
     record: MatchRecord,
     pause_after: int,
     claimed: tuple[str, int] | None = None,
-) -> bool:
+) -> Ended:
     """Write a played match's result on its locked row (seats loaded): each seat's rank,
     score, strikes and faults, the replay, and, unless it waits for the other rotations
-    of its deal, its settlement.  ``claimed`` is the (owner, attempt) that played it: the
-    owner must still hold the lease and the attempt be the match's latest (None: an
-    in-process caller that claimed nothing).  False, writing nothing, when the match is
-    not the caller's to record: gone, already ended, or claimed again since (by another
-    worker, or dealt anew)."""
+    of its deal, its settlement; its tournament ends if nothing is left to play.
+    ``claimed`` is the (owner, attempt) that played it: the owner must still hold the
+    lease and the attempt be the match's latest (None: an in-process caller that claimed
+    nothing).  Nothing is written when the match is not the caller's to record: gone,
+    already ended, or claimed again since (by another worker, or dealt anew)."""
     if match is None:
-        return False
+        return Ended.REFUSED
     if match.status in TERMINAL or (
         claimed is not None and (match.lease_owner, match.attempts) != claimed
     ):
         live.forget(session, match.id, keep_attempt=match.attempts)
-        return False
+        return Ended.REFUSED
     outcome = record.outcome or {}
     ranks = outcome["ranks"]
     faults = fault_summary(record.to_json())
@@ -287,7 +296,7 @@ def finish(
         session.get(Tournament, match.tournament_id, with_for_update=True)
         session.flush()
         settle_ready(session, match.tournament_id, pause_after)
-    return True
+    return Ended.TOURNAMENT_OVER if finish_tournament(session, match) else Ended.RECORDED
 
 
 def fail(session: Session, match: Match, reason: str, pause_after: int, final: bool) -> None:

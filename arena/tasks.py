@@ -395,12 +395,12 @@ def save_result(
     another delivery got there first, or the match was claimed again since."""
     with database.session() as session:
         match = _locked_match(session, match_id, _WITH_SEATS)
-        if not lifecycle.finish(session, match, record, pause_after, claimed):
+        ended = lifecycle.finish(session, match, record, pause_after, claimed)
+        if ended is lifecycle.Ended.REFUSED:
             return False
         assert match is not None
-        tournament_over = lifecycle.finish_tournament(session, match)
         game, rated = match.game, match.rated
-    if rated and tournament_over:
+    if rated and ended is lifecycle.Ended.TOURNAMENT_OVER:
         refit_ratings.delay(game)  # the fitted ratings follow each finished tournament
     return True
 

@@ -44,10 +44,15 @@ class Lane:
     restart_broker: Callable[[], None]
     workers: list[subprocess.Popen[bytes]] = field(default_factory=list)
 
-    def start_worker(self, *options: str) -> subprocess.Popen[bytes]:
-        """One more ``arena worker`` process (default flags unless ``options``)."""
+    def start_worker(
+        self, *options: str, env: dict[str, str] | None = None
+    ) -> subprocess.Popen[bytes]:
+        """One more ``arena worker`` process (default flags unless ``options``; the lane's
+        environment with ``env`` on top)."""
         name = f"{self.name}{len(self.workers)}-{uuid.uuid4().hex[:6]}@%h"
-        proc = subprocess.Popen(worker_command(name, *options), env={**os.environ, **self.env})
+        proc = subprocess.Popen(
+            worker_command(name, *options), env={**os.environ, **self.env, **(env or {})}
+        )
         self.workers.append(proc)
         return proc
 

@@ -96,6 +96,7 @@ def set_results(app: Flask, results: dict[int, list[int] | str]) -> None:
                 match.status = result
                 continue
             match.status = "finished"
+            match.settled = True
             for seat, rank in zip(match.seats, result, strict=True):
                 seat.rank = rank
             record_result(session, match)

@@ -9,6 +9,7 @@ match lasts several seconds and is killed while it is being played."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import signal
 import time
@@ -21,6 +22,7 @@ from arenabot import make_server
 from sqlalchemy import func, select
 
 from arena.app import create_app
+from arena.lifecycle import attempt_id
 from arena.models import Match, MatchSeat, RatingChange, Replay
 from arena.replay import check
 from arena.tasks import enqueue_matches, rebuild_ratings
@@ -31,8 +33,12 @@ RECOVERY = 60.0  # seconds from the kill to the match's result, at the default l
 THINK = 0.03  # seconds a bot takes per answer
 
 
+FIRST_VIEWS: dict[tuple[str, int], dict[str, Any]] = {}  # (match id, seat): its first view
+
+
 class SlowBot(PolicyBot):
     def on_act(self, request: dict[str, Any]) -> Any:
+        FIRST_VIEWS.setdefault((request["match_id"], request["seat"]), request["view"])
         time.sleep(THINK)
         return super().on_act(request)
 
@@ -204,3 +210,36 @@ def test_a_broker_restart_mid_tournament_loses_nothing(server, api, bots):
     server.restart_broker()
     finished_once(server, match_ids)
     assert api.get(f"/api/tournaments/{tid}").json["status"] == "finished"
+
+
+def test_four_kills_in_a_row_lose_no_match_and_each_attempt_is_a_new_deal(server, bots):
+    """The worker holding the matches is killed four times in a row, each time once every
+    match's bots have seen its deal: no match fails (a lost lease is not the match's
+    fault), each is recorded once, and no attempt deals what an earlier one showed."""
+    quick = {"ARENA_LEASE_SECONDS": "4"}  # recovery in seconds, not the default 20
+    FIRST_VIEWS.clear()  # another lane's matches had the same ids
+    match_ids = [new_match(server, bots, seed=300 + i) for i in range(4)]
+    worker = server.start_worker(env=quick)
+    enqueue_matches(server.config, match_ids)
+    for attempt in range(1, 5):
+        ids = {m: attempt_id(m, attempt) for m in match_ids}
+
+        def dealt(ids: dict[int, str] = ids) -> bool:  # every match's bots have a view
+            return all((bots_id, 0) in FIRST_VIEWS for bots_id in ids.values())
+
+        wait_for(dealt, timeout=60, what=f"attempt {attempt} of every match")
+        with server.db.session() as s:
+            owners = set(s.scalars(select(Match.lease_owner).where(Match.id.in_(match_ids))))
+        assert {int(o.split(":")[1]) for o in owners} == {worker.pid}
+        kill(worker.pid)
+        worker = server.start_worker(env=quick)
+    finished_once(server, match_ids)
+    with server.db.session() as s:
+        for match_id in match_ids:
+            match = s.get(Match, match_id)
+            assert (match.attempts, match.lost_leases, match.failures) == (5, 4, 0)
+    for match_id in match_ids:
+        for seat in range(2):
+            views = [FIRST_VIEWS.get((attempt_id(match_id, a), seat)) for a in range(1, 6)]
+            assert None not in views
+            assert all(a != b for a, b in itertools.combinations(views, 2))

@@ -105,6 +105,7 @@ def play_match(
         options=record["options"],
         seed=seed,
         status="finished",
+        settled=True,
         result=outcome,
         started_at=now,
         finished_at=now,
