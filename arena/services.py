@@ -47,6 +47,8 @@ MAX_SEED = formats.MAX_SEED
 MAX_ID = 2**63 - 1  # larger ids cannot exist and would overflow the database driver
 BOT_STATUSES = ("active", "paused", "disabled", "deleted")
 MATCH_STATUSES = ("queued", "running", "finished", "failed", "cancelled")
+PLAYING = ("queued", "running")  # a match still to be played: its deal is not over
+PLAYED = "finished"  # the matches a count of played matches counts
 LIVE_VIEWS = ("public", "everyone")  # who sees hidden cards while a match is played
 # what is kept of a bot's answer to GET / (it is untrusted and shown on pages)
 INFO_TEXT_CAP = 200
@@ -653,6 +655,38 @@ def tournament_progress(session: Session, tournament: Tournament) -> dict[str, i
     return {"total": sum(counts.values()), **counts}
 
 
+def played_by_game(session: Session) -> dict[str, int]:
+    """The number of matches played (finished) per game."""
+    return dict(
+        session.execute(
+            select(Match.game, func.count()).where(Match.status == PLAYED).group_by(Match.game)
+        ).all()
+    )
+
+
+def played_by_bot(session: Session, bot_ids: Sequence[int]) -> dict[int, int]:
+    """The number of matches each bot played (finished), by bot id (none: absent)."""
+    return dict(
+        session.execute(
+            select(MatchSeat.bot_id, func.count(MatchSeat.match_id.distinct()))
+            .join(Match, Match.id == MatchSeat.match_id)
+            .where(MatchSeat.bot_id.in_(bot_ids), Match.status == PLAYED)
+            .group_by(MatchSeat.bot_id)
+        ).all()
+    )
+
+
+def bot_match_counts(session: Session, bot_id: int) -> dict[str, int]:
+    """The bot's matches by status (every status of ``MATCH_STATUSES``, 0 when none)."""
+    counts = dict.fromkeys(MATCH_STATUSES, 0)
+    seated = select(MatchSeat.match_id).where(MatchSeat.bot_id == bot_id)
+    for status, n in session.execute(
+        select(Match.status, func.count()).where(Match.id.in_(seated)).group_by(Match.status)
+    ):
+        counts[status] = n
+    return counts
+
+
 _WITH_SEATS = selectinload(Match.seats).joinedload(MatchSeat.bot)
 
 
@@ -661,18 +695,21 @@ def list_matches(
     *,
     game: str | None = None,
     status: str | None = None,
+    statuses: Sequence[str] | None = None,
     tournament_id: int | None = None,
     bot_id: int | None = None,
     page: int = 1,
     page_size: int = 20,
 ) -> tuple[list[Match], int]:
     """One page of matches, newest first (seats and their bots loaded), and the number of
-    matches that fit the filters."""
+    matches that fit the filters (``statuses``: any of them)."""
     query = select(Match)
     if game is not None:
         query = query.where(Match.game == game)
     if status is not None:
         query = query.where(Match.status == status)
+    if statuses is not None:
+        query = query.where(Match.status.in_(statuses))
     if tournament_id is not None:
         query = query.where(Match.tournament_id == tournament_id)
     if bot_id is not None:

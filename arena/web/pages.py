@@ -23,7 +23,7 @@ import json
 import math
 from typing import Any
 
-from flask import Blueprint, Response, abort, current_app, render_template, request
+from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
 from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session, aliased, selectinload
 from werkzeug.http import quote_etag
@@ -58,6 +58,11 @@ DECISIONS = {"H1": "passed (H1)", "H0": "failed (H0)", None: "still open"}
 NOTHING = "\u2013"  # an en dash: no value
 FINISHED = "finished"
 LIVE_MATCHES_LISTED = 24  # the running matches a tournament page links to
+# a bot page's filters of its matches (?status=): each status, every one, and the default,
+# every status but cancelled (a challenger stopped early has many cancelled matches)
+NOT_CANCELLED = tuple(s for s in services.MATCH_STATUSES if s != "cancelled")
+EVERY_STATUS = "all"
+FILTER_ORDER = ("finished", "running", "queued", "failed", "cancelled")
 
 
 def _database() -> Database:
@@ -122,6 +127,14 @@ def _requested_page() -> int:
     except ValueError:
         return 1
     return max(page, 1)
+
+
+@bp.app_template_global()
+def page_url(page: int, anchor: str = "") -> str:
+    """The address of this page of the list with page ``page``, its other query
+    arguments (a filter) kept."""
+    args = {**request.args.to_dict(), **(request.view_args or {}), "page": page}
+    return url_for(request.endpoint or "web.index", **args) + anchor
 
 
 def _pager(total: int, per_page: int) -> dict[str, Any]:
@@ -225,13 +238,13 @@ def index() -> str:
         tournaments = list(
             session.scalars(select(Tournament).order_by(Tournament.id.desc()).limit(LATEST))
         )
-        matches, _ = services.list_matches(session, page_size=LATEST)
-        counts = dict(session.execute(select(Match.game, func.count()).group_by(Match.game)).all())
+        # the latest results: queued and cancelled matches would hide them
+        matches, _ = services.list_matches(session, status=FINISHED, page_size=LATEST)
         bots = session.scalar(select(func.count()).select_from(Bot).where(Bot.status != "deleted"))
         return render_template(
             "index.html",
             games=_games(),
-            match_counts=counts,
+            played=services.played_by_game(session),
             bot_count=bots or 0,
             tournaments=tournaments,
             progress=_progress(session, tournaments),
@@ -296,13 +309,7 @@ def bots() -> str:
                 listed.order_by(Bot.name, Bot.id).offset(pager["offset"]).limit(LIST_PAGE)
             )
         )
-        played = dict(
-            session.execute(
-                select(MatchSeat.bot_id, func.count())
-                .where(MatchSeat.bot_id.in_([b.id for b in rows]))
-                .group_by(MatchSeat.bot_id)
-            ).all()
-        )
+        played = services.played_by_bot(session, [b.id for b in rows])
         return render_template("bots.html", bots=rows, played=played, pager=pager)
 
 
@@ -329,20 +336,52 @@ def bot(bot_id: int) -> str:
                 row = {"elo": rating.elo, "matches": rating.matches, "fitted": None}
                 game = next(g for g in _games() if g["id"] == rating.game)
                 ratings.append({"game": game, "row": row, "rank": None, "of": None})
-        seated = select(func.count(MatchSeat.match_id.distinct())).where(MatchSeat.bot_id == bot_id)
-        pager = _pager(session.scalar(seated) or 0, BOT_MATCHES_PAGE)
+        counts = services.bot_match_counts(session, bot_id)
+        shown, statuses = _status_filter()
+        pager = _pager(sum(counts[s] for s in statuses), BOT_MATCHES_PAGE)
         matches, _ = services.list_matches(
-            session, bot_id=bot_id, page=pager["page"], page_size=BOT_MATCHES_PAGE
+            session,
+            bot_id=bot_id,
+            statuses=statuses,
+            page=pager["page"],
+            page_size=BOT_MATCHES_PAGE,
         )
         return render_template(
             "bot.html",
             bot=found,
             ratings=ratings,
             matches=matches,
+            match_counts=counts,
+            filters=_status_filters(counts),
+            shown=shown,
             pager=pager,
             faults=services.recent_faults(session, bot_id),
             **_bot_charts(session, found),
         )
+
+
+def _status_filter() -> tuple[str, tuple[str, ...]]:
+    """``?status=`` of a bot page: the filter shown ("" for the default) and the statuses
+    it lists; anything else is the default, every status but cancelled."""
+    wanted = request.args.get("status", "")
+    if wanted in services.MATCH_STATUSES:
+        return wanted, (wanted,)
+    if wanted == EVERY_STATUS:
+        return wanted, services.MATCH_STATUSES
+    return "", NOT_CANCELLED
+
+
+def _status_filters(counts: dict[str, int]) -> list[dict[str, Any]]:
+    """The bot page's filter links: value (of ``?status=``), label and count."""
+    return [
+        {"value": "", "label": "not cancelled", "count": sum(counts[s] for s in NOT_CANCELLED)},
+        *(
+            {"value": status, "label": "played" if status == FINISHED else status, "count": n}
+            for status in FILTER_ORDER
+            if (n := counts[status]) or status == FINISHED
+        ),
+        {"value": EVERY_STATUS, "label": "all", "count": sum(counts.values())},
+    ]
 
 
 # -- the charts of a bot's page ------------------------------------------------------------
