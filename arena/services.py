@@ -127,6 +127,39 @@ def check_organiser(config: Config, token: str | None) -> None:
         raise ServiceError(401, "the organiser token is not valid")
 
 
+@dataclasses.dataclass(frozen=True)
+class Reader:
+    """Who reads the bots: the organiser, the owner of one bot (by its owner token), or
+    anyone.  A bot's endpoint is an address anyone could flood: only its owner and the
+    organiser see it."""
+
+    organiser: bool = False
+    bot_id: int | None = None  # the bot whose owner token was given
+
+    def sees_endpoint(self, bot: Bot) -> bool:
+        return self.organiser or (self.bot_id is not None and bot.id == self.bot_id)
+
+
+def reader(session: Session, config: Config, token: str | None) -> Reader:
+    """Who a read's bearer token makes the caller: anyone without one, the organiser with
+    the configured organiser token, a bot's owner with its owner token; 401 for any other
+    token (a mistyped token is told, not read as no token).
+
+    Unlike ``check_organiser``, a server without an organiser token has no organiser
+    here: reading other people's endpoints is never open, only starting tournaments is."""
+    if not token:
+        return Reader()
+    organiser = config.organiser_token
+    if organiser is not None and hmac.compare_digest(token.encode(), organiser.encode()):
+        return Reader(organiser=True)
+    bot_id = session.scalar(
+        select(Bot.id).where(Bot.owner_token_hash == hash_token(token)).limit(1)
+    )
+    if bot_id is None:
+        raise ServiceError(401, "the token is neither a bot's owner token nor the organiser token")
+    return Reader(bot_id=bot_id)
+
+
 # -- bots --------------------------------------------------------------------------------
 def fetch_bot_info(
     config: Config, endpoint: str, info_fetcher: InfoFetcher | None = None

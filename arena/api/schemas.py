@@ -204,10 +204,16 @@ class BotRatingSchema(Schema):
     matches = fields.Integer()
 
 
+ENDPOINT_SHOWN = (
+    "present only for the bot's owner (Authorization: Bearer <its owner token>) and the "
+    "organiser (the organiser token, when the server has one); absent for anyone else"
+)
+
+
 class BotSchema(Schema):
     id = fields.Integer()
     name = fields.String()
-    endpoint = fields.String()
+    endpoint = fields.String(metadata={"description": ENDPOINT_SHOWN})
     owner = fields.String()
     description = fields.String()
     games = fields.List(fields.String())
