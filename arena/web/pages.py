@@ -8,9 +8,16 @@ a gauntlet's stop rule from ``arena.standings`` (rows kept as each match finishe
 only the pages show, a bot's rating history, results by opponent and faults by kind, is
 read here and drawn as inline SVG on the server (``arena.web.charts``: no script).
 
-Long lists are paginated (``?page=N``; a page that is not a number is the first, one
-past the end the last).  A live page (a tournament or a match still being played)
-carries an ETag built from what can change on it, computed before the page is
+Counts of matches are of matches played (finished); a bot's matches are filtered by
+status (``?status=``: by default every one but cancelled).  Long lists are paginated
+(``?page=N``; a page that is not a number is the first, one past the end the last; the
+other arguments are kept from page to page).  A bot's endpoint is on no page: only its
+owner and the organiser see it, through the API.  A match whose deal is still being
+played elsewhere (``services.deals_being_played``) shows its result, not its seed,
+replay or cards.
+
+A live page (a tournament or a match still being played, or waiting for its deal to be
+over) carries an ETag built from what can change on it, computed before the page is
 rendered: a request whose ``If-None-Match`` matches gets ``304 Not Modified`` without
 rendering, which is what ``forms.js`` polls with.
 """
@@ -613,6 +620,7 @@ def tournament(tournament_id: int) -> Response:
         body = render_template(
             "tournament.html",
             tournament=found,
+            seed=services.tournament_seed(found, progress),
             format_text=_format_text(found),
             balance_text=_balance_text(found.balance),
             progress=progress,
@@ -738,15 +746,21 @@ def match(match_id: int) -> Response:
         found = session.scalar(_matches_query().where(Match.id == match_id))
         if found is None:
             abort(404, f"There is no match {match_id}.")
+        # the other matches of its deal still to be played: while there are any, its
+        # seed, replay and cards stay hidden (its result is shown)
+        playing = services.deal_being_played(session, found)
+        others = [i for i in playing if i != found.id]
         renamed = max((seat.bot.updated_at for seat in found.seats), default=None)
-        etag = _etag(found.status, found.started_at, found.finished_at, found.error, renamed)
+        etag = _etag(
+            found.status, found.started_at, found.finished_at, found.error, renamed, others
+        )
         unchanged = _not_modified(etag)
         if unchanged is not None:
             return unchanged
-        replay = session.get(Replay, match_id) if found.status == FINISHED else None
+        replay = session.get(Replay, match_id) if found.status == FINISHED and not others else None
         record = replay.record if replay is not None else None
         outcome = (record or {}).get("outcome") or found.result or {}
-        live = found.status in ("queued", "running")
+        live = found.status in services.PLAYING
         players = [_seat_name(found, seat) for seat in range(len(found.seats))]
         everyone = found.tournament is not None and found.tournament.live_view == "everyone"
         perspectives: list[str] = ["public"]
@@ -755,7 +769,10 @@ def match(match_id: int) -> Response:
         body = render_template(
             "match.html",
             match=found,
-            viewer=record is not None or live,
+            seed=services.match_seed(found, playing),
+            deal_others=others,
+            etag=quote_etag(etag, weak=True),
+            viewer=not others and (record is not None or live),
             game=found.game,
             players=players,
             perspectives=perspectives,
