@@ -581,24 +581,38 @@ def cmd_bots_register(args: argparse.Namespace) -> int:
     return 0
 
 
+def _reader_token() -> tuple[str, str | None]:
+    """The token a read of bots sends: the organiser's (every endpoint) when set, else a
+    bot's owner token (its own endpoint); the server shows endpoints to nobody else."""
+    from arena.remote import ORGANISER_TOKEN_ENV, OWNER_TOKEN_ENV
+
+    organiser = _token(ORGANISER_TOKEN_ENV)
+    return organiser if organiser[1] else _token(OWNER_TOKEN_ENV)
+
+
 def cmd_bots_list(args: argparse.Namespace) -> int:
     query = {k: v for k, v in (("game", args.game), ("status", args.status)) if v}
     with _client(args) as client:
-        bots = client.get_all("/api/bots", **query)
+        bots = client.get_all("/api/bots", _reader_token(), **query)
     if args.json:
         _print_json(bots)
         return 0
     if not bots:
         print("no bot" + (" matches" if query else " is registered"))
         return 0
-    rows = [[b["id"], b["name"], b["owner"], b["status"], b["games"], b["endpoint"]] for b in bots]
-    print_table(["id", "name", "owner", "status", "games", "endpoint"], rows)
+    header = ["id", "name", "owner", "status", "games"]
+    rows = [[b["id"], b["name"], b["owner"], b["status"], b["games"]] for b in bots]
+    if any("endpoint" in b for b in bots):  # only those the token may see: "-" for others
+        header.append("endpoint")
+        for row, bot in zip(rows, bots, strict=True):
+            row.append(bot.get("endpoint", "-"))
+    print_table(header, rows)
     return 0
 
 
 def cmd_bots_show(args: argparse.Namespace) -> int:
     with _client(args) as client:
-        bot = client.get_object(f"/api/bots/{args.id}")
+        bot = client.get_object(f"/api/bots/{args.id}", _reader_token())
     if args.json:
         _print_json(bot)
         return 0
@@ -612,7 +626,7 @@ def cmd_bots_show(args: argparse.Namespace) -> int:
         [
             ("status", status),
             ("owner", bot["owner"]),
-            ("endpoint", bot["endpoint"]),
+            *([("endpoint", bot["endpoint"])] if "endpoint" in bot else []),
             ("games", bot["games"]),
             ("declares", declared or None),
             ("description", bot.get("description") or None),

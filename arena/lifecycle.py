@@ -51,6 +51,8 @@ from sqlalchemy.orm import Session, selectinload
 from arena import live
 from arena.formats import MAX_SEED
 from arena.models import (
+    MATCH_ENDED,
+    MATCH_OPEN,
     Bot,
     Counter,
     Match,
@@ -72,8 +74,6 @@ ELO = EloConfig()
 MAX_FAILURES = 3  # failures of the match itself after which it is failed
 LOST_LEASE_ALERT = 10  # lost leases after which each further one is an alert
 RATING_SEQ = "rating_seq"
-OPEN = ("queued", "running")  # statuses of a match still to be played
-TERMINAL = ("finished", "failed", "cancelled")
 
 Enqueue = Callable[[list[int]], None]
 
@@ -119,7 +119,7 @@ def claim(
     anew first (its whole deal group, for a rotation of a duplicate deal); the other
     rotations that this puts back in the queue are handed to ``enqueue`` once the
     transaction commits (without it, the wardens send them again after a lease)."""
-    if match.status in TERMINAL:
+    if match.status in MATCH_ENDED:
         return f"already {match.status}"
     if match.status == "running":
         if match.lease_expires_at is not None and aware(match.lease_expires_at) > now:
@@ -267,7 +267,7 @@ def finish(
     already ended, or claimed again since (by another worker, or dealt anew)."""
     if match is None:
         return Ended.REFUSED
-    if match.status in TERMINAL or (
+    if match.status in MATCH_ENDED or (
         claimed is not None and (match.lease_owner, match.attempts) != claimed
     ):
         live.forget(session, match.id, keep_attempt=match.attempts)
@@ -361,7 +361,7 @@ def settle_ready(session: Session, tournament_id: int, pause_after: int) -> list
                     select(Match.deal).where(
                         Match.tournament_id == tournament_id,
                         Match.deal.in_(deals),
-                        Match.status.in_(OPEN),
+                        Match.status.in_(MATCH_OPEN),
                     )
                 )
             )
@@ -444,7 +444,7 @@ def _finish_tournament_if_done(
     session: Session, tournament_id: int, but: int | None = None
 ) -> bool:
     query = select(func.count(Match.id)).where(
-        Match.tournament_id == tournament_id, Match.status.in_(OPEN)
+        Match.tournament_id == tournament_id, Match.status.in_(MATCH_OPEN)
     )
     if but is not None:
         query = query.where(Match.id != but)

@@ -25,6 +25,11 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship,
 
 from arena import replay
 
+# a match's statuses (its transitions are arena.lifecycle's): still to be played, or ended
+MATCH_OPEN = ("queued", "running")
+MATCH_ENDED = ("finished", "failed", "cancelled")
+MATCH_STATUSES = MATCH_OPEN + MATCH_ENDED
+
 
 def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.UTC)

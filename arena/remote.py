@@ -174,24 +174,32 @@ class ArenaClient:
             )
         return response
 
-    def get(self, path: str, **params: Any) -> Any:
-        return self.call("GET", path, params=params or None).json()
+    def get(self, path: str, token: tuple[str, str | None] | None = None, **params: Any) -> Any:
+        return self.call("GET", path, params=params or None, token=token).json()
 
-    def get_object(self, path: str, **params: Any) -> dict[str, Any]:
-        return self._shaped(self.get(path, **params), dict, "GET", path)
+    def get_object(
+        self, path: str, token: tuple[str, str | None] | None = None, **params: Any
+    ) -> dict[str, Any]:
+        return self._shaped(self.get(path, token, **params), dict, "GET", path)
 
     def get_list(self, path: str, **params: Any) -> list[Any]:
         return self._shaped(self.get(path, **params), list, "GET", path)
 
-    def get_all(self, path: str, **params: Any) -> list[Any]:
-        """Every item of a paged list (the pages are read one after the other)."""
-        return [item for page in self._pages(path, params) for item in page]
+    def get_all(
+        self, path: str, token: tuple[str, str | None] | None = None, **params: Any
+    ) -> list[Any]:
+        """Every item of a paged list (the pages are read one after the other); ``token``
+        as for ``call``: some answers show more to it (a bot's endpoint)."""
+        return [item for page in self._pages(path, params, token) for item in page]
 
-    def _pages(self, path: str, params: dict[str, Any]) -> Iterator[list[Any]]:
+    def _pages(
+        self, path: str, params: dict[str, Any], token: tuple[str, str | None] | None = None
+    ) -> Iterator[list[Any]]:
         page = 1
         while True:
             response = self.call("GET", path, params={**params, "page": page,
-                                                      "page_size": PAGE_SIZE})  # fmt: skip
+                                                      "page_size": PAGE_SIZE},
+                                 token=token)  # fmt: skip
             yield self._shaped(response.json(), list, "GET", path)
             try:
                 pagination = json.loads(response.headers.get("X-Pagination") or "{}")

@@ -1,5 +1,6 @@
 """What the JSON API and the web pages share: registering bots, building tournaments,
-and the read models (leaderboard, progress, standings, crosstable).
+who may read what (a bot's endpoint, a deal not yet over), and the read models
+(leaderboard, progress, counts of matches, lists of matches).
 
 No Flask here.  Every function takes a SQLAlchemy ``Session`` and leaves the commit to
 its caller (``Database.session()`` commits on success and rolls back on any error, so a
@@ -27,6 +28,8 @@ from arena.config import Config
 from arena.games import GAMES, get_game
 from arena.games.base import Game, OptionsError
 from arena.models import (
+    MATCH_OPEN,
+    MATCH_STATUSES,
     Bot,
     FittedRating,
     Ladder,
@@ -46,7 +49,7 @@ from arena.referee import BotFault
 MAX_SEED = formats.MAX_SEED
 MAX_ID = 2**63 - 1  # larger ids cannot exist and would overflow the database driver
 BOT_STATUSES = ("active", "paused", "disabled", "deleted")
-MATCH_STATUSES = ("queued", "running", "finished", "failed", "cancelled")
+PLAYED = "finished"  # the matches a count of played matches counts
 LIVE_VIEWS = ("public", "everyone")  # who sees hidden cards while a match is played
 # what is kept of a bot's answer to GET / (it is untrusted and shown on pages)
 INFO_TEXT_CAP = 200
@@ -123,6 +126,39 @@ def check_organiser(config: Config, token: str | None) -> None:
         raise ServiceError(401, "this needs the organiser token: Authorization: Bearer <token>")
     if not hmac.compare_digest(token.encode(), config.organiser_token.encode()):
         raise ServiceError(401, "the organiser token is not valid")
+
+
+@dataclasses.dataclass(frozen=True)
+class Reader:
+    """Who reads the bots: the organiser, the owner of one bot (by its owner token), or
+    anyone.  A bot's endpoint is an address anyone could flood: only its owner and the
+    organiser see it."""
+
+    organiser: bool = False
+    bot_id: int | None = None  # the bot whose owner token was given
+
+    def sees_endpoint(self, bot: Bot) -> bool:
+        return self.organiser or (self.bot_id is not None and bot.id == self.bot_id)
+
+
+def reader(session: Session, config: Config, token: str | None) -> Reader:
+    """Who a read's bearer token makes the caller: anyone without one, the organiser with
+    the configured organiser token, a bot's owner with its owner token; 401 for any other
+    token (a mistyped token is told, not read as no token).
+
+    Unlike ``check_organiser``, a server without an organiser token has no organiser
+    here: reading other people's endpoints is never open, only starting tournaments is."""
+    if not token:
+        return Reader()
+    organiser = config.organiser_token
+    if organiser is not None and hmac.compare_digest(token.encode(), organiser.encode()):
+        return Reader(organiser=True)
+    bot_id = session.scalar(
+        select(Bot.id).where(Bot.owner_token_hash == hash_token(token)).limit(1)
+    )
+    if bot_id is None:
+        raise ServiceError(401, "the token is neither a bot's owner token nor the organiser token")
+    return Reader(bot_id=bot_id)
 
 
 # -- bots --------------------------------------------------------------------------------
@@ -597,13 +633,83 @@ def get_tournament(session: Session, tournament_id: int) -> Tournament:
 
 
 def cancel_tournament(session: Session, tournament: Tournament, pause_after: int = 3) -> None:
-    """Queued matches are cancelled; running ones finish and still count, and finished
-    ones that waited for a cancelled rotation of their deal are settled."""
+    """Queued matches are cancelled; running ones finish and still count (and keep the
+    tournament's seed hidden until they do: ``tournament_seed``), and finished ones that
+    waited for a cancelled rotation of their deal are settled."""
     if tournament.status != "running":
         raise ServiceError(409, f"tournament {tournament.id} is already {tournament.status}")
     lifecycle.cancel_queued(session, Match.tournament_id == tournament.id)
     tournament.status = "cancelled"
     lifecycle.settle_tournaments(session, [tournament.id], pause_after)
+
+
+# -- what a deal not yet over keeps hidden ------------------------------------------------
+def tournament_seed(tournament: Tournament, progress: dict[str, int]) -> int | None:
+    """The tournament's seed, or None while it runs or any of its matches is queued or
+    running (``progress``: ``tournament_progress``), whatever its status: every match's
+    seed, and so every deal, follows from it (a cancelled tournament's running matches
+    are still being played)."""
+    if tournament.status == "running" or any(progress.get(s) for s in MATCH_OPEN):
+        return None
+    return tournament.seed
+
+
+def deals_being_played(session: Session, matches: Iterable[Match]) -> dict[int, list[int]]:
+    """Per match id: the ids of the matches that play its deal and are queued or running
+    (itself included), ascending; empty once its deal is over.
+
+    This owns the question "is this match's deal still being played?": while the list is
+    not empty nothing that shows the deal is published, neither the seed nor the replay,
+    the frames or the cards of any match that plays it.  A match's deal is its own unless
+    it belongs to a duplicate deal: the matches of one tournament with the same ``deal``
+    are dealt the same cards (their seats rotated).  One query, whatever the number of
+    matches."""
+    matches = list(matches)
+    found: dict[int, set[int]] = {
+        m.id: {m.id} if m.status in MATCH_OPEN else set() for m in matches
+    }
+    shared = {
+        (m.tournament_id, m.deal)
+        for m in matches
+        if m.tournament_id is not None and m.deal is not None
+    }
+    if shared:
+        playing: dict[tuple[int, int], set[int]] = {}
+        for tournament_id, deal, match_id in session.execute(
+            select(Match.tournament_id, Match.deal, Match.id).where(
+                Match.tournament_id.in_({t for t, _ in shared}),
+                Match.deal.in_({d for _, d in shared}),
+                Match.status.in_(MATCH_OPEN),
+            )
+        ):
+            playing.setdefault((tournament_id, deal), set()).add(match_id)
+        for match in matches:
+            found[match.id] |= playing.get((match.tournament_id, match.deal), set())
+    return {match_id: sorted(ids) for match_id, ids in found.items()}
+
+
+def deal_being_played(session: Session, match: Match) -> list[int]:
+    """``deals_being_played`` of one match: the ids of the matches (itself included)
+    still queued or running that play its deal; empty once the deal is over."""
+    return deals_being_played(session, [match])[match.id]
+
+
+def match_seed(match: Match, playing: Sequence[int]) -> int | None:
+    """The match's seed, or None while its deal is being played (``playing``: what
+    ``deals_being_played`` says of it): the seed gives every card of the deal."""
+    return None if playing else match.seed
+
+
+def deal_hidden_message(match: Match, playing: Sequence[int]) -> str:
+    """Why a finished match's replay, frames and cards are not shown: the other matches
+    of its deal, still to be played (``playing``)."""
+    others = [i for i in playing if i != match.id]
+    listed = ", ".join(str(i) for i in others[:10]) + (", ..." if len(others) > 10 else "")
+    return (
+        f"match {match.id} shares its deal with match{'es' if len(others) > 1 else ''} "
+        f"{listed}, still queued or running: its seed, replay and cards are shown once "
+        "every match of the deal is over"
+    )
 
 
 # -- read models -------------------------------------------------------------------------
@@ -649,6 +755,38 @@ def tournament_progress(session: Session, tournament: Tournament) -> dict[str, i
     return {"total": sum(counts.values()), **counts}
 
 
+def played_by_game(session: Session) -> dict[str, int]:
+    """The number of matches played (finished) per game."""
+    return dict(
+        session.execute(
+            select(Match.game, func.count()).where(Match.status == PLAYED).group_by(Match.game)
+        ).all()
+    )
+
+
+def played_by_bot(session: Session, bot_ids: Sequence[int]) -> dict[int, int]:
+    """The number of matches each bot played (finished), by bot id (none: absent)."""
+    return dict(
+        session.execute(
+            select(MatchSeat.bot_id, func.count(MatchSeat.match_id.distinct()))
+            .join(Match, Match.id == MatchSeat.match_id)
+            .where(MatchSeat.bot_id.in_(bot_ids), Match.status == PLAYED)
+            .group_by(MatchSeat.bot_id)
+        ).all()
+    )
+
+
+def bot_match_counts(session: Session, bot_id: int) -> dict[str, int]:
+    """The bot's matches by status (every status of ``MATCH_STATUSES``, 0 when none)."""
+    counts = dict.fromkeys(MATCH_STATUSES, 0)
+    seated = select(MatchSeat.match_id).where(MatchSeat.bot_id == bot_id)
+    for status, n in session.execute(
+        select(Match.status, func.count()).where(Match.id.in_(seated)).group_by(Match.status)
+    ):
+        counts[status] = n
+    return counts
+
+
 _WITH_SEATS = selectinload(Match.seats).joinedload(MatchSeat.bot)
 
 
@@ -657,18 +795,21 @@ def list_matches(
     *,
     game: str | None = None,
     status: str | None = None,
+    statuses: Sequence[str] | None = None,
     tournament_id: int | None = None,
     bot_id: int | None = None,
     page: int = 1,
     page_size: int = 20,
 ) -> tuple[list[Match], int]:
     """One page of matches, newest first (seats and their bots loaded), and the number of
-    matches that fit the filters."""
+    matches that fit the filters (``statuses``: any of them)."""
     query = select(Match)
     if game is not None:
         query = query.where(Match.game == game)
     if status is not None:
         query = query.where(Match.status == status)
+    if statuses is not None:
+        query = query.where(Match.status.in_(statuses))
     if tournament_id is not None:
         query = query.where(Match.tournament_id == tournament_id)
     if bot_id is not None:

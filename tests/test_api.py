@@ -211,6 +211,66 @@ def test_bot_list_filters_and_pages(client, info_bot):
     error(client.get("/api/bots?color=red"), 422, "color")
 
 
+def endpoints(client: FlaskClient, token: str | None = None) -> dict[str, str | None]:
+    """Name -> the endpoint each bot's answers show with ``token`` (None: not shown),
+    from the list and from each bot's own answer, which must agree."""
+    headers = auth(token) if token else {}
+    listed = client.get("/api/bots?page_size=100", headers=headers)
+    assert listed.status_code == 200, listed.get_json()
+    shown = {b["name"]: b.get("endpoint") for b in listed.get_json()}
+    for bot in listed.get_json():
+        one = client.get(f"/api/bots/{bot['id']}", headers=headers)
+        assert one.status_code == 200 and one.get_json().get("endpoint") == shown[bot["name"]]
+    return shown
+
+
+def test_a_bots_endpoint_is_shown_to_its_owner_and_the_organiser_only(make_app, info_bot):
+    app = make_app(organiser_token="org-secret")
+    client = app.test_client()
+    url = info_bot()
+    ada = register(client, f"{url}/ada", "ada")
+    bob = register(client, f"{url}/bob", "bob")
+    assert ada["endpoint"] == f"{url}/ada"  # the registration answers its owner
+    nobody = {"ada": None, "bob": None}
+    assert endpoints(client) == nobody
+    assert endpoints(client, ada["owner_token"]) == {"ada": f"{url}/ada", "bob": None}
+    assert endpoints(client, bob["owner_token"]) == {"ada": None, "bob": f"{url}/bob"}
+    assert endpoints(client, "org-secret") == {"ada": f"{url}/ada", "bob": f"{url}/bob"}
+    for text in (client.get("/api/bots").get_data(as_text=True),
+                 client.get(f"/api/bots/{ada['id']}").get_data(as_text=True)):  # fmt: skip
+        assert url not in text and "endpoint" not in text
+    # a token that is neither is refused, not read as no token
+    error(client.get("/api/bots", headers=auth("guess")), 401, "owner token", "organiser")
+    error(client.get(f"/api/bots/{ada['id']}", headers=auth("guess")), 401)
+    # its owner's change answers its owner
+    changed = client.patch(
+        f"/api/bots/{ada['id']}", json={"description": "x"}, headers=auth(ada["owner_token"])
+    )
+    assert changed.get_json()["endpoint"] == f"{url}/ada"
+    # the pages show it to nobody
+    for page in ("/bots", f"/bots/{ada['id']}", f"/bots/{bob['id']}"):
+        assert url not in client.get(page).get_data(as_text=True), page
+
+
+def test_without_an_organiser_token_only_owners_see_endpoints(client, info_bot):
+    """The local profile with no organiser token: registering and starting tournaments
+    need no token, but nobody reads another owner's endpoint."""
+    url = info_bot()
+    ada = register(client, f"{url}/ada", "ada")
+    register(client, f"{url}/bob", "bob")
+    assert endpoints(client) == {"ada": None, "bob": None}
+    assert endpoints(client, ada["owner_token"]) == {"ada": f"{url}/ada", "bob": None}
+    error(client.get("/api/bots", headers=auth("anything")), 401)
+
+
+def test_the_openapi_document_says_who_sees_the_endpoint(client):
+    spec = client.get("/api/openapi.json").get_json()
+    endpoint = spec["components"]["schemas"]["Bot"]["properties"]["endpoint"]
+    assert "owner" in endpoint["description"] and "organiser" in endpoint["description"]
+    for path in ("/api/bots", "/api/bots/{bot_id}"):
+        assert spec["paths"][path]["get"]["security"] == [{}, {"bearerAuth": []}], path
+
+
 GOOD = {"name": "alpha", "owner": "ann", "description": ""}
 
 
@@ -405,7 +465,8 @@ def test_patch_checks_the_new_endpoint(client, info_bot, answer, fragment):
         f"/api/bots/{bot['id']}", json={"endpoint": endpoint}, headers=auth(bot["owner_token"])
     )
     error(response, 400, fragment)
-    assert client.get(f"/api/bots/{bot['id']}").get_json()["endpoint"] == url
+    mine = client.get(f"/api/bots/{bot['id']}", headers=auth(bot["owner_token"]))
+    assert mine.get_json()["endpoint"] == url
 
 
 def test_patch_refuses_an_endpoint_the_policy_refuses(make_app):
@@ -430,7 +491,8 @@ def test_patch_refuses_an_endpoint_the_policy_refuses(make_app):
     )
     error(response, 400, "endpoint refused", "not allowed")
     assert "private" not in response.get_json()["message"]  # the reason is not told
-    assert client.get(f"/api/bots/{bot.id}").get_json()["endpoint"] == "http://93.184.215.14:8000"
+    mine = client.get(f"/api/bots/{bot.id}", headers=auth(token))
+    assert mine.get_json()["endpoint"] == "http://93.184.215.14:8000"
 
 
 def test_delete_is_a_soft_delete_that_cancels_queued_matches(app, client, info_bot):

@@ -162,13 +162,27 @@ def test_register_shows_the_owner_token_and_the_secret_once(server, bots):
 
 
 def test_bots_list_and_show(server, bots):
+    # no token: no endpoint (only a bot's owner and the organiser see it)
     code, out, err = cli("bots", "list")
     assert (code, err) == (0, "")
     header, *rows = out.splitlines()
-    assert header.split() == ["id", "name", "owner", "status", "games", "endpoint"]
+    assert header.split() == ["id", "name", "owner", "status", "games"]
     named = {row.split()[1]: row.split() for row in rows}
     for name in ("ada", "bob"):
-        assert named[name][:5] == [str(bots[name]["id"]), name, "tests", "active", "cactus"]
+        assert named[name] == [str(bots[name]["id"]), name, "tests", "active", "cactus"]
+    # the organiser sees every endpoint, an owner its own
+    for env, seen in (
+        ({"ARENA_ORGANISER_TOKEN": ORGANISER}, {"ada", "bob"}),
+        ({"ARENA_OWNER_TOKEN": bots["ada"]["owner_token"]}, {"ada"}),
+    ):
+        code, out, err = cli("bots", "list", **env)
+        assert (code, err) == (0, "")
+        header, *rows = out.splitlines()
+        assert header.split() == ["id", "name", "owner", "status", "games", "endpoint"]
+        named = {row.split()[1]: row.split() for row in rows}
+        for name in ("ada", "bob"):
+            assert named[name][-1] == (bots[name]["endpoint"] if name in seen else "-")
+    assert cli("bots", "list", ARENA_OWNER_TOKEN="not-a-token")[0] == 2
 
     code, out, _ = cli("bots", "list", "--json")
     listed = json.loads(out)
@@ -182,7 +196,9 @@ def test_bots_list_and_show(server, bots):
     lines = out.splitlines()
     assert lines[0] == f"bot {ada['id']}: ada"
     assert lines[1].split() == ["status", "active"]
-    assert lines[3].split() == ["endpoint", ada["endpoint"]]
+    assert lines[3].split() == ["games", "cactus"] and "endpoint" not in out
+    code, out, _ = cli("bots", "show", str(ada["id"]), ARENA_OWNER_TOKEN=ada["owner_token"])
+    assert code == 0 and out.splitlines()[3].split() == ["endpoint", ada["endpoint"]]
     code, out, _ = cli("bots", "show", str(ada["id"]), "--json")
     with urllib.request.urlopen(f"{server}/api/bots/{ada['id']}") as response:
         assert json.loads(out) == json.load(response)  # the API's JSON, as it is

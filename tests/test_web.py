@@ -269,7 +269,7 @@ def test_every_page_renders_with_an_empty_database(empty_app: Flask, url: str) -
 def test_empty_lists_say_so(empty_app: Flask) -> None:
     client = empty_app.test_client()
     assert "No tournaments yet" in assert_page(client.get("/"))
-    assert "No matches yet" in assert_page(client.get("/"))
+    assert "No match played yet" in assert_page(client.get("/"))
     assert "No bots yet" in assert_page(client.get("/bots"))
     assert "No rated bots in Cactus yet" in assert_page(client.get("/leaderboard/cactus"))
     assert "No active bot plays this game" in assert_page(client.get("/tournaments/new"))
@@ -327,6 +327,44 @@ def test_the_overview_lists_games_tournaments_and_matches(
         assert html.escape(game.title) in body
     assert f'href="/tournaments/{data["finished"]}"' in body
     assert f'href="/matches/{data["ladder"]}"' in body
+
+
+def played_count(app: Flask, **where: Any) -> int:
+    """Finished matches (of a game, or with a bot seated), from the database."""
+    with app.extensions["arena.db"].session() as session:
+        query = select(Match.id).where(Match.status == "finished")
+        if "game" in where:
+            query = query.where(Match.game == where["game"])
+        if "bot_id" in where:
+            seated = select(MatchSeat.match_id).where(MatchSeat.bot_id == where["bot_id"])
+            query = query.where(Match.id.in_(seated))
+        return len(session.scalars(query).all())
+
+
+def test_counts_of_matches_are_of_matches_played(client: FlaskClient, data: dict[str, Any]) -> None:
+    app = data["app"]
+    # the overview: per game, its finished matches (not the queued or failed ones)
+    body = client.get("/").data.decode()
+    cards = dict(re.findall(r'href="/leaderboard/([a-z-]+)">[^<]*</a></h3>(.*?)</li>', body, re.S))
+    for game in GAMES:
+        n = played_count(app, game=game)
+        assert re.search(rf"\b{n} match(es)? played\b", page_text(cards[game])), game
+    assert played_count(app, game="cactus") == 7  # 9 cactus matches: one queued, one failed
+    # and its latest results are matches played
+    latest = re.findall(r'href="/matches/(\d+)"', body.split("Latest results")[1])
+    assert str(data["live_queued"]) not in latest and str(data["failed"]) not in latest
+    assert str(data["live_done"]) in latest
+    # the bot list: the matches each bot played
+    rows = dict(
+        re.findall(
+            r'<a href="/bots/(\d+)">.*?<td class="num">(\d+)</td>',
+            client.get("/bots").data.decode(),
+            re.S,
+        )
+    )
+    for bot_id in (*data["bots"].values(), data["sneaky"]):
+        assert rows[str(bot_id)] == str(played_count(app, bot_id=bot_id)), bot_id
+    assert rows[str(data["sneaky"])] == "1"  # one match played, one queued
 
 
 def test_the_leaderboard_is_in_elo_order_with_the_fitted_interval(
@@ -685,25 +723,69 @@ def test_the_matches_of_a_tournament_come_in_pages(
     assert 'class="pager"' not in small
 
 
-def test_the_bot_page_pages_its_matches(fclient: FlaskClient, formats: dict[str, Any]) -> None:
-    bot_id = formats["bots"][0]
-    with formats["app"].extensions["arena.db"].session() as session:
-        played = session.scalars(
-            select(MatchSeat.match_id)
+def bot_matches(app: Flask, bot_id: int, *statuses: str) -> list[int]:
+    """The bot's match ids with one of ``statuses`` (none: every one), newest first."""
+    with app.extensions["arena.db"].session() as session:
+        query = (
+            select(Match.id)
+            .join(MatchSeat, MatchSeat.match_id == Match.id)
             .where(MatchSeat.bot_id == bot_id)
-            .order_by(MatchSeat.match_id.desc())
-        ).all()
-    pages = -(-len(played) // 25)
-    assert pages > 1
-    first = fclient.get(f"/bots/{bot_id}").data.decode()
-    assert match_links(first) == played[:25]  # newest first
+            .distinct()
+            .order_by(Match.id.desc())
+        )
+        if statuses:
+            query = query.where(Match.status.in_(statuses))
+        return list(session.scalars(query))
+
+
+def test_the_bot_page_filters_its_matches_by_status_and_pages_them(
+    fclient: FlaskClient, formats: dict[str, Any]
+) -> None:
+    # a gauntlet's challenger: most of its matches were cancelled by the stop rule
+    bot_id = formats["bots"][0]
+    app = formats["app"]
+    cancelled = bot_matches(app, bot_id, "cancelled")
+    everything = bot_matches(app, bot_id)
+    shown = [i for i in everything if i not in set(cancelled)]
+    played = bot_matches(app, bot_id, "finished")
+    queued = bot_matches(app, bot_id, "queued")
+    assert len(cancelled) > 50 and len(shown) > 25 and queued and played
+
+    # by default every match but the cancelled ones, newest first, in pages
+    url = f"/bots/{bot_id}"
+    pages = -(-len(shown) // 25)
+    first = fclient.get(url).data.decode()
+    assert match_links(first) == shown[:25]
     assert f"page 1 of {pages}" in page_text(first)
-    second = fclient.get(f"/bots/{bot_id}?page=2").data.decode()
-    assert match_links(second) == played[25:50]
-    last = fclient.get(f"/bots/{bot_id}?page={pages + 5}").data.decode()
-    assert match_links(last) == played[(pages - 1) * 25 :]
+    assert f'href="{url}?page=2#matches"' in first
+    second = fclient.get(f"{url}?page=2").data.decode()
+    assert match_links(second) == shown[25:50]
+    last = fclient.get(f"{url}?page={pages + 5}").data.decode()
+    assert match_links(last) == shown[(pages - 1) * 25 :]
     assert f"page {pages} of {pages}" in page_text(last)
-    assert match_links(fclient.get(f"/bots/{bot_id}?page=x").data.decode()) == played[:25]
+    assert match_links(fclient.get(f"{url}?page=x").data.decode()) == shown[:25]
+    # a status and its pages: the filter is kept from page to page
+    page = fclient.get(f"{url}?status=cancelled&page=2").data.decode()
+    assert match_links(page) == cancelled[25:50]
+    assert f'href="{url}?status=cancelled&amp;page=1#matches"' in page
+    assert f'href="{url}?status=cancelled&amp;page=3#matches"' in page
+    assert match_links(fclient.get(f"{url}?status=finished").data.decode()) == played[:25]
+    assert match_links(fclient.get(f"{url}?status=queued").data.decode()) == queued[:25]
+    assert match_links(fclient.get(f"{url}?status=all").data.decode()) == everything[:25]
+    # an unknown filter is the default one
+    assert match_links(fclient.get(f"{url}?status=lost").data.decode()) == shown[:25]
+    # the filters say how many matches each lists, the default one marked
+    links = dict(re.findall(r'data-status="([a-z]*)"[^>]*>[^<(]*\((\d+)\)</a>', first))
+    assert links == {
+        "": str(len(shown)),
+        "finished": str(len(played)),
+        "queued": str(len(queued)),
+        "cancelled": str(len(cancelled)),
+        "all": str(len(everything)),
+    }
+    assert re.search(r'data-status="" aria-current="true"', first)
+    facts = page_text(first.split('class="facts"')[1].split("</dl>")[0])
+    assert f"{len(played)} played · {len(queued)} queued · {len(cancelled)} cancelled" in facts
 
 
 def test_a_live_page_answers_not_modified_until_it_changes(

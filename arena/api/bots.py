@@ -1,4 +1,7 @@
-"""``/api/bots``: registration and management of bot endpoints."""
+"""``/api/bots``: registration and management of bot endpoints.
+
+A bot's endpoint is in an answer only for its owner and the organiser
+(``services.reader``): anyone else could knock a contestant's bot over."""
 
 from __future__ import annotations
 
@@ -33,16 +36,29 @@ from arena.models import Bot, Rating
 blp = ApiBlueprint(
     "bots", __name__, url_prefix="/api/bots", description="Bot endpoints and their owners."
 )
+# a read answers anyone; a token (optional) shows the endpoints it may see
+OPTIONAL_BEARER = [{}, *BEARER]
+
+
+def _row(bot: Bot, schema: type[BotSchema], reader: services.Reader, **extra: Any) -> dict:
+    """The answer's fields of ``bot``, its endpoint only for those who may see it."""
+    row = as_row(bot, schema, **extra)
+    if not reader.sees_endpoint(bot):
+        del row["endpoint"]
+    return row
 
 
 @blp.route("")
 class Bots(MethodView):
     @blp.arguments(BotListArgsSchema, location="query")
     @blp.response(200, BotSchema(many=True), headers=PAGINATION_HEADERS_DOC)
-    def get(self, query: dict[str, Any]) -> tuple[list[Bot], int, dict[str, str]]:
+    @blp.doc(security=OPTIONAL_BEARER)
+    def get(self, query: dict[str, Any]) -> tuple[list[dict[str, Any]], int, dict[str, str]]:
         """List bots (by name)
 
         Deleted bots only with ``status=deleted``.  No token or secret is ever listed.
+        ``endpoint`` is there only with a token that may see it: the organiser token
+        (every bot's), a bot's owner token (that bot's).  Any other token is a 401.
         """
         statement = select(Bot)
         if "status" in query:
@@ -50,11 +66,13 @@ class Bots(MethodView):
         else:
             statement = statement.where(Bot.status != "deleted")
         with database().session() as session:
+            reader = services.reader(session, config(), bearer_token())
             bots = list(session.scalars(statement.order_by(Bot.name)))
             if "game" in query:  # games is a JSON list: filtered here, portably
                 bots = [b for b in bots if query["game"] in b.games]
-        start = (query["page"] - 1) * query["page_size"]
-        return paged(query, bots[start : start + query["page_size"]], len(bots))
+            start = (query["page"] - 1) * query["page_size"]
+            rows = [_row(b, BotSchema, reader) for b in bots[start : start + query["page_size"]]]
+        return paged(query, rows, len(bots))
 
     @blp.arguments(BotCreateSchema)
     @blp.response(201, BotRegisteredSchema)
@@ -78,11 +96,12 @@ class Bots(MethodView):
             )
 
 
-def _bot_detail(session: Any, bot: Bot) -> dict[str, Any]:
+def _bot_detail(session: Any, bot: Bot, reader: services.Reader) -> dict[str, Any]:
     ratings = session.scalars(select(Rating).where(Rating.bot_id == bot.id).order_by(Rating.game))
-    return as_row(
+    return _row(
         bot,
         BotDetailSchema,
+        reader,
         ratings=[{"game": r.game, "elo": r.elo, "matches": r.matches} for r in ratings],
         recent_faults=services.recent_faults(session, bot.id),
     )
@@ -91,10 +110,16 @@ def _bot_detail(session: Any, bot: Bot) -> dict[str, Any]:
 @blp.route("/<int:bot_id>")
 class BotById(MethodView):
     @blp.response(200, BotDetailSchema)
+    @blp.doc(security=OPTIONAL_BEARER)
     def get(self, bot_id: int) -> dict[str, Any]:
-        """One bot, with its Elo in each game and the faults of its recent matches"""
+        """One bot, with its Elo in each game and the faults of its recent matches
+
+        ``endpoint`` is there only for its owner (its owner token) and the organiser
+        (the organiser token); any other token is a 401.
+        """
         with database().session() as session:
-            return _bot_detail(session, services.get_bot(session, bot_id))
+            reader = services.reader(session, config(), bearer_token())
+            return _bot_detail(session, services.get_bot(session, bot_id), reader)
 
     @blp.arguments(BotUpdateSchema)
     @blp.response(200, BotDetailSchema)
@@ -117,7 +142,7 @@ class BotById(MethodView):
             bot = services.get_bot(session, bot_id)
             services.check_owner(session, bot, token)
             services.update_bot(session, config(), bot, info=info, **data)
-            return _bot_detail(session, bot)
+            return _bot_detail(session, bot, services.Reader(bot_id=bot.id))
 
     @blp.response(204)
     @blp.doc(security=BEARER)

@@ -1,4 +1,7 @@
-"""``/api/matches``: matches, their seats and results, and their replays."""
+"""``/api/matches``: matches, their seats and results, and their replays.
+
+Nothing that shows a deal (a seed, a replay, frames) is answered while a match that plays
+it is queued or running (``services.deals_being_played``); results are."""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ from flask import Response, abort, request
 from flask.views import MethodView
 
 from arena import services
-from arena.api.common import PAGINATION_HEADERS_DOC, ApiBlueprint, database, paged
+from arena.api.common import PAGINATION_HEADERS_DOC, ApiBlueprint, as_row, database, paged
 from arena.api.schemas import (
     FramesArgsSchema,
     MatchDetailSchema,
@@ -30,27 +33,34 @@ blp = ApiBlueprint(
 )
 
 
+def _rows(session: Any, matches: list[Match], schema: type[MatchSchema]) -> list[dict[str, Any]]:
+    """The answer's fields of each match, its seed null while its deal is being played."""
+    playing = services.deals_being_played(session, matches)
+    return [as_row(m, schema, seed=services.match_seed(m, playing[m.id])) for m in matches]
+
+
 @blp.route("")
 class Matches(MethodView):
     @blp.arguments(MatchListArgsSchema, location="query")
     @blp.response(200, MatchSchema(many=True), headers=PAGINATION_HEADERS_DOC)
-    def get(self, query: dict[str, Any]) -> tuple[list[Match], int, dict[str, str]]:
+    def get(self, query: dict[str, Any]) -> tuple[list[dict[str, Any]], int, dict[str, str]]:
         """List matches, newest first
 
         Filters: ``game``, ``status``, ``tournament_id``, ``bot_id`` (a bot in any seat).
         """
         with database().session() as session:
             matches, total = services.list_matches(session, **query)
-        return paged(query, matches, total)
+            rows = _rows(session, matches, MatchSchema)
+        return paged(query, rows, total)
 
 
 @blp.route("/<int:match_id>")
 class MatchById(MethodView):
     @blp.response(200, MatchDetailSchema)
-    def get(self, match_id: int) -> Match:
+    def get(self, match_id: int) -> dict[str, Any]:
         """One match: seats with bot names, ranks, scores and strikes; status and attempts"""
         with database().session() as session:
-            return services.get_match(session, match_id)
+            return _rows(session, [services.get_match(session, match_id)], MatchDetailSchema)[0]
 
 
 @blp.route("/<int:match_id>/replay")
@@ -65,12 +75,17 @@ class MatchReplay(MethodView):
         the match; it is sent as stored, gzip-compressed with ``Content-Encoding: gzip``,
         to a client whose ``Accept-Encoding`` allows it.  With ``seat=k``: exactly what
         seat k received, ``{match_id, seat, game, players, options, events, decisions}``.
+        Either is a 403 while another match of its deal (a duplicate deal's rotation) is
+        queued or running: it shows that match's cards.
         """
         with database().session() as session:
             match = services.get_match(session, match_id)
             replay = session.get(Replay, match.id)
             if match.status != "finished" or replay is None:
                 abort(404, f"match {match.id} has no replay yet: it is {match.status}")
+            playing = services.deal_being_played(session, match)
+            if playing:
+                abort(403, services.deal_hidden_message(match, playing))
             data = replay.data
         if "seat" not in query:
             return stored_json(data)
@@ -109,10 +124,16 @@ class MatchFrames(MethodView):
         unless its tournament's ``live_view`` is ``everyone``: poll with ``since`` set to
         the number of frames held.  ``complete`` is true once no frame will be added.
         A record this server cannot re-simulate has ``frames: null`` and its ``events``.
+        Every perspective, public included, is a 403 while another match of its deal (a
+        duplicate deal's rotation) is queued or running: it is dealt the same cards.
         """
         perspective, since = query["perspective"], query["since"]
         with database().session() as session:
             match = services.get_match(session, match_id)
+            # before the cache: a finished match's frames are kept, its deal may not be over
+            playing = services.deal_being_played(session, match)
+            if [i for i in playing if i != match.id]:
+                abort(403, services.deal_hidden_message(match, playing))
             key = (database().url, match.id, perspective)
             if match.status == "finished" and since == 0:
                 with _FRAMES_LOCK:

@@ -11,11 +11,11 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 from arena.formats import DEALS
 from arena.games import GAMES
+from arena.models import MATCH_STATUSES
 from arena.services import (
     BOT_STATUSES,
     FORMAT_BUILDERS,
     LIVE_VIEWS,
-    MATCH_STATUSES,
     MAX_ID,
     MAX_SEED,
     ROTATABLE,
@@ -204,10 +204,16 @@ class BotRatingSchema(Schema):
     matches = fields.Integer()
 
 
+ENDPOINT_SHOWN = (
+    "present only for the bot's owner (Authorization: Bearer <its owner token>) and the "
+    "organiser (the organiser token, when the server has one); absent for anyone else"
+)
+
+
 class BotSchema(Schema):
     id = fields.Integer()
     name = fields.String()
-    endpoint = fields.String()
+    endpoint = fields.String(metadata={"description": ENDPOINT_SHOWN})
     owner = fields.String()
     description = fields.String()
     games = fields.List(fields.String())
@@ -458,11 +464,6 @@ class SprtStatusSchema(SprtSchema):
     challengers = fields.List(fields.Nested(ChallengerStatusSchema))
 
 
-def _read(obj: Any, name: str) -> Any:
-    """A field of a model, or of the dict an answer built from one (``as_row``)."""
-    return obj[name] if isinstance(obj, dict) else getattr(obj, name)
-
-
 class TournamentSchema(Schema):
     id = fields.Integer()
     name = fields.String()
@@ -475,13 +476,12 @@ class TournamentSchema(Schema):
     matches_per_bot = fields.Integer(allow_none=True)
     sprt = fields.Nested(SprtSchema, allow_none=True)
     balance = fields.Nested(BalanceSchema, allow_none=True)
-    seed = fields.Method(
-        "_seed",
+    seed = fields.Integer(
+        allow_none=True,
         metadata={
-            "type": "integer",
-            "nullable": True,
-            "description": "null while the tournament runs: its matches' seeds, and so "
-            "their deals, follow from it",
+            "description": "null while the tournament runs or any of its matches is queued "
+            "or running (after a cancel too): its matches' seeds, and so their deals, "
+            "follow from it",
         },
     )
     status = fields.String()
@@ -491,9 +491,6 @@ class TournamentSchema(Schema):
     progress = fields.Nested(ProgressSchema)
     created_at = fields.DateTime()
     finished_at = fields.DateTime(allow_none=True)
-
-    def _seed(self, tournament: Any) -> int | None:
-        return None if _read(tournament, "status") == "running" else _read(tournament, "seed")
 
 
 class TournamentDetailSchema(TournamentSchema):
@@ -542,22 +539,18 @@ class MatchSchema(Schema):
     status = fields.String()
     attempts = fields.Integer()
     rated = fields.Boolean()
-    seed = fields.Method(
-        "_seed",
+    seed = fields.Integer(
+        allow_none=True,
         metadata={
-            "type": "integer",
-            "nullable": True,
-            "description": "null until the match is over: the seed gives the deal, "
-            "every hidden card",
+            "description": "null while any match that plays its deal is queued or running "
+            "(the match itself, or another rotation of a duplicate deal): the seed gives "
+            "the deal, every hidden card",
         },
     )
     seats = fields.List(fields.Nested(SeatSchema))
     created_at = fields.DateTime()
     started_at = fields.DateTime(allow_none=True)
     finished_at = fields.DateTime(allow_none=True)
-
-    def _seed(self, match: Any) -> int | None:
-        return None if _read(match, "status") in ("queued", "running") else _read(match, "seed")
 
 
 class MatchDetailSchema(MatchSchema):

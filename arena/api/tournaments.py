@@ -49,17 +49,25 @@ def _ids(tournament: Tournament) -> dict[str, list[int]]:
 
 
 def _summary(tournament: Tournament, progress: dict[str, int]) -> dict[str, Any]:
-    return as_row(tournament, TournamentSchema, **_ids(tournament), progress=progress)
+    return as_row(
+        tournament,
+        TournamentSchema,
+        **_ids(tournament),
+        progress=progress,
+        seed=services.tournament_seed(tournament, progress),
+    )
 
 
 def _detail(
     session: Session, tournament: Tournament, with_crosstable: bool = True
 ) -> dict[str, Any]:
+    progress = services.tournament_progress(session, tournament)
     return as_row(
         tournament,
         TournamentDetailSchema,
         **_ids(tournament),
-        progress=services.tournament_progress(session, tournament),
+        progress=progress,
+        seed=services.tournament_seed(tournament, progress),
         standings=standings.standings(session, tournament),
         crosstable=standings.crosstable(session, tournament) if with_crosstable else None,
         sprt_status=standings.sprt_summary(session, tournament),
@@ -141,7 +149,8 @@ class TournamentById(MethodView):
 def cancel(tournament_id: int) -> dict[str, Any]:
     """Cancel a tournament (the organiser token when one is configured)
 
-    Its queued matches are cancelled; running ones finish and count.
+    Its queued matches are cancelled; running ones finish and count, and its ``seed``
+    stays null until they have.
     """
     services.check_organiser(config(), bearer_token())
     with database().session() as session:

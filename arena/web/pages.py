@@ -8,9 +8,16 @@ a gauntlet's stop rule from ``arena.standings`` (rows kept as each match finishe
 only the pages show, a bot's rating history, results by opponent and faults by kind, is
 read here and drawn as inline SVG on the server (``arena.web.charts``: no script).
 
-Long lists are paginated (``?page=N``; a page that is not a number is the first, one
-past the end the last).  A live page (a tournament or a match still being played)
-carries an ETag built from what can change on it, computed before the page is
+Counts of matches are of matches played (finished); a bot's matches are filtered by
+status (``?status=``: by default every one but cancelled).  Long lists are paginated
+(``?page=N``; a page that is not a number is the first, one past the end the last; the
+other arguments are kept from page to page).  A bot's endpoint is on no page: only its
+owner and the organiser see it, through the API.  A match whose deal is still being
+played elsewhere (``services.deals_being_played``) shows its result, not its seed,
+replay or cards.
+
+A live page (a tournament or a match still being played, or waiting for its deal to be
+over) carries an ETag built from what can change on it, computed before the page is
 rendered: a request whose ``If-None-Match`` matches gets ``304 Not Modified`` without
 rendering, which is what ``forms.js`` polls with.
 """
@@ -23,7 +30,7 @@ import json
 import math
 from typing import Any
 
-from flask import Blueprint, Response, abort, current_app, render_template, request
+from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
 from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session, aliased, selectinload
 from werkzeug.http import quote_etag
@@ -33,6 +40,8 @@ from arena import services, standings
 from arena.db import Database
 from arena.games import GAMES
 from arena.models import (
+    MATCH_OPEN,
+    MATCH_STATUSES,
     Bot,
     FittedRating,
     Match,
@@ -58,6 +67,11 @@ DECISIONS = {"H1": "passed (H1)", "H0": "failed (H0)", None: "still open"}
 NOTHING = "\u2013"  # an en dash: no value
 FINISHED = "finished"
 LIVE_MATCHES_LISTED = 24  # the running matches a tournament page links to
+# a bot page's filters of its matches (?status=): each status, every one, and the default,
+# every status but cancelled (a challenger stopped early has many cancelled matches)
+NOT_CANCELLED = tuple(s for s in MATCH_STATUSES if s != "cancelled")
+EVERY_STATUS = "all"
+FILTER_ORDER = ("finished", "running", "queued", "failed", "cancelled")
 
 
 def _database() -> Database:
@@ -122,6 +136,14 @@ def _requested_page() -> int:
     except ValueError:
         return 1
     return max(page, 1)
+
+
+@bp.app_template_global()
+def page_url(page: int, anchor: str = "") -> str:
+    """The address of this page of the list with page ``page``, its other query
+    arguments (a filter) kept."""
+    args = {**request.args.to_dict(), **(request.view_args or {}), "page": page}
+    return url_for(request.endpoint or "web.index", **args) + anchor
 
 
 def _pager(total: int, per_page: int) -> dict[str, Any]:
@@ -225,13 +247,13 @@ def index() -> str:
         tournaments = list(
             session.scalars(select(Tournament).order_by(Tournament.id.desc()).limit(LATEST))
         )
-        matches, _ = services.list_matches(session, page_size=LATEST)
-        counts = dict(session.execute(select(Match.game, func.count()).group_by(Match.game)).all())
+        # the latest results: queued and cancelled matches would hide them
+        matches, _ = services.list_matches(session, status=FINISHED, page_size=LATEST)
         bots = session.scalar(select(func.count()).select_from(Bot).where(Bot.status != "deleted"))
         return render_template(
             "index.html",
             games=_games(),
-            match_counts=counts,
+            played=services.played_by_game(session),
             bot_count=bots or 0,
             tournaments=tournaments,
             progress=_progress(session, tournaments),
@@ -296,13 +318,7 @@ def bots() -> str:
                 listed.order_by(Bot.name, Bot.id).offset(pager["offset"]).limit(LIST_PAGE)
             )
         )
-        played = dict(
-            session.execute(
-                select(MatchSeat.bot_id, func.count())
-                .where(MatchSeat.bot_id.in_([b.id for b in rows]))
-                .group_by(MatchSeat.bot_id)
-            ).all()
-        )
+        played = services.played_by_bot(session, [b.id for b in rows])
         return render_template("bots.html", bots=rows, played=played, pager=pager)
 
 
@@ -329,20 +345,52 @@ def bot(bot_id: int) -> str:
                 row = {"elo": rating.elo, "matches": rating.matches, "fitted": None}
                 game = next(g for g in _games() if g["id"] == rating.game)
                 ratings.append({"game": game, "row": row, "rank": None, "of": None})
-        seated = select(func.count(MatchSeat.match_id.distinct())).where(MatchSeat.bot_id == bot_id)
-        pager = _pager(session.scalar(seated) or 0, BOT_MATCHES_PAGE)
+        counts = services.bot_match_counts(session, bot_id)
+        shown, statuses = _status_filter()
+        pager = _pager(sum(counts[s] for s in statuses), BOT_MATCHES_PAGE)
         matches, _ = services.list_matches(
-            session, bot_id=bot_id, page=pager["page"], page_size=BOT_MATCHES_PAGE
+            session,
+            bot_id=bot_id,
+            statuses=statuses,
+            page=pager["page"],
+            page_size=BOT_MATCHES_PAGE,
         )
         return render_template(
             "bot.html",
             bot=found,
             ratings=ratings,
             matches=matches,
+            match_counts=counts,
+            filters=_status_filters(counts),
+            shown=shown,
             pager=pager,
             faults=services.recent_faults(session, bot_id),
             **_bot_charts(session, found),
         )
+
+
+def _status_filter() -> tuple[str, tuple[str, ...]]:
+    """``?status=`` of a bot page: the filter shown ("" for the default) and the statuses
+    it lists; anything else is the default, every status but cancelled."""
+    wanted = request.args.get("status", "")
+    if wanted in MATCH_STATUSES:
+        return wanted, (wanted,)
+    if wanted == EVERY_STATUS:
+        return wanted, MATCH_STATUSES
+    return "", NOT_CANCELLED
+
+
+def _status_filters(counts: dict[str, int]) -> list[dict[str, Any]]:
+    """The bot page's filter links: value (of ``?status=``), label and count."""
+    return [
+        {"value": "", "label": "not cancelled", "count": sum(counts[s] for s in NOT_CANCELLED)},
+        *(
+            {"value": status, "label": "played" if status == FINISHED else status, "count": n}
+            for status in FILTER_ORDER
+            if (n := counts[status]) or status == FINISHED
+        ),
+        {"value": EVERY_STATUS, "label": "all", "count": sum(counts.values())},
+    ]
 
 
 # -- the charts of a bot's page ------------------------------------------------------------
@@ -574,6 +622,7 @@ def tournament(tournament_id: int) -> Response:
         body = render_template(
             "tournament.html",
             tournament=found,
+            seed=services.tournament_seed(found, progress),
             format_text=_format_text(found),
             balance_text=_balance_text(found.balance),
             progress=progress,
@@ -699,15 +748,21 @@ def match(match_id: int) -> Response:
         found = session.scalar(_matches_query().where(Match.id == match_id))
         if found is None:
             abort(404, f"There is no match {match_id}.")
+        # the other matches of its deal still to be played: while there are any, its
+        # seed, replay and cards stay hidden (its result is shown)
+        playing = services.deal_being_played(session, found)
+        others = [i for i in playing if i != found.id]
         renamed = max((seat.bot.updated_at for seat in found.seats), default=None)
-        etag = _etag(found.status, found.started_at, found.finished_at, found.error, renamed)
+        etag = _etag(
+            found.status, found.started_at, found.finished_at, found.error, renamed, others
+        )
         unchanged = _not_modified(etag)
         if unchanged is not None:
             return unchanged
-        replay = session.get(Replay, match_id) if found.status == FINISHED else None
+        replay = session.get(Replay, match_id) if found.status == FINISHED and not others else None
         record = replay.record if replay is not None else None
         outcome = (record or {}).get("outcome") or found.result or {}
-        live = found.status in ("queued", "running")
+        live = found.status in MATCH_OPEN
         players = [_seat_name(found, seat) for seat in range(len(found.seats))]
         everyone = found.tournament is not None and found.tournament.live_view == "everyone"
         perspectives: list[str] = ["public"]
@@ -716,7 +771,10 @@ def match(match_id: int) -> Response:
         body = render_template(
             "match.html",
             match=found,
-            viewer=record is not None or live,
+            seed=services.match_seed(found, playing),
+            deal_others=others,
+            etag=quote_etag(etag, weak=True),
+            viewer=not others and (record is not None or live),
             game=found.game,
             players=players,
             perspectives=perspectives,

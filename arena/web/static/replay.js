@@ -617,6 +617,27 @@
     },
 
     president: (view, frame) => {
+      // places is the finishing order (PR-8): the seat in each place, first to last, null
+      // for a place nobody has taken yet (a forbidden finish takes the last one free)
+      const placeOf = (places, seat) =>
+        Array.isArray(places) && places.indexOf(seat) >= 0 ? places.indexOf(seat) + 1 : null;
+      const finished = (places) => {
+        const out = (Array.isArray(places) ? places : [])
+          .map((seat, i) => [i + 1, seat])
+          .filter((x) => x[1] !== null && x[1] !== undefined);
+        if (!out.length) return "";
+        const list = el(
+          "span",
+          "finished",
+          out.map(([place, seat], i) => {
+            const item = el("span", "finisher", [i ? ", " : "", "#" + place + " ", player(seat)]);
+            item.dataset.place = String(place);
+            item.dataset.seat = String(seat);
+            return item;
+          }),
+        );
+        return fact("Finished", list);
+      };
       const trick = view.trick || {};
       const passed = new Set(
         (trick.plays || []).filter((p) => p.type === "pass").map((p) => p.seat),
@@ -627,7 +648,7 @@
         else if (view.seat === seat && Array.isArray(view.cards)) hand = faceUp(view.cards);
         else hand = faceDown(size);
         const role = (view.roles || [])[seat];
-        const place = (view.places || [])[seat];
+        const place = placeOf(view.places, seat);
         const exchange = view.seat === seat ? view.exchange : (view.exchanges || [])[seat];
         const parts = [hand, el("div", "muted score", ["score " + (view.scores || [])[seat]])];
         if (exchange && (exchange.gave || exchange.received)) {
@@ -661,18 +682,7 @@
         view.leftover && view.leftover.cards && view.leftover.cards.length
           ? fact("Left over", cards(view.leftover.cards))
           : "",
-        Array.isArray(view.places) && view.places.some((p) => p)
-          ? fact(
-              "Finished",
-              seats(
-                view.places
-                  .map((p, seat) => [p, seat])
-                  .filter((x) => x[0])
-                  .sort((a, b) => a[0] - b[0])
-                  .map((x) => x[1]),
-              ),
-            )
-          : "",
+        finished(view.places),
       ]);
       return [center, seatsDrawn];
     },
