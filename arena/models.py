@@ -16,6 +16,7 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    Index,
     Integer,
     LargeBinary,
     String,
@@ -163,6 +164,9 @@ class TournamentPair(Base):
 
 class Match(Base):
     __tablename__ = "matches"
+    # the rotations of one duplicate deal, looked up at every result and every page that
+    # may show one of them
+    __table_args__ = (Index("ix_matches_tournament_deal", "tournament_id", "deal"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     tournament_id: Mapped[int | None] = mapped_column(

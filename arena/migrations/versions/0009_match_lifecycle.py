@@ -6,7 +6,7 @@
 dealt anew); ``settled`` says whether a finished match's result is in the ratings and
 standings.  Existing matches: failures are their attempts beyond the first for the failed
 ones and none otherwise, every seed of a match that was ever claimed counts as dealt, and
-every finished match is settled.
+every finished match is settled.  The rotations of a duplicate deal get an index.
 
 Revision ID: 0009
 Revises: 0008
@@ -32,6 +32,7 @@ def upgrade() -> None:
         batch.add_column(
             sa.Column("settled", sa.Boolean(), nullable=False, server_default=sa.false())
         )
+        batch.create_index("ix_matches_tournament_deal", ["tournament_id", "deal"])
     op.execute("UPDATE matches SET failures = attempts WHERE status = 'failed'")
     op.execute("UPDATE matches SET dealt = (attempts > 0)")
     op.execute("UPDATE matches SET settled = (status = 'finished')")
@@ -39,6 +40,7 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     with op.batch_alter_table("matches") as batch:
+        batch.drop_index("ix_matches_tournament_deal")
         batch.drop_column("settled")
         batch.drop_column("dealt")
         batch.drop_column("lost_leases")
