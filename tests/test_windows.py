@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
-from arena import clients
+from arena import clients, services
 from arena.clients import HttpClient, Pools
+from arena.config import Config
 from arena.games import GAMES
 from arena.games.base import Outcome, Request
 from arena.referee import MatchRecord, Referee
@@ -285,3 +286,21 @@ def test_a_pool_is_sized_by_the_declared_capacity_within_the_process_bound():
     for wrong in (0, -1, 1.5, "2", True):
         with pytest.raises(ValueError):
             pools.get(url, capacity=wrong)  # type: ignore[arg-type]
+
+
+def test_registration_keeps_a_valid_capacity_and_refuses_a_wrong_one():
+    config = Config()
+
+    def declaring(**extra: Any) -> dict[str, Any]:
+        answer = {"apiversion": "1", "games": ["cactus"], **extra}
+        return services.fetch_bot_info(config, "http://127.0.0.1:9", lambda _: answer)
+
+    assert declaring(capacity=1)["capacity"] == 1
+    assert declaring(capacity=1024)["capacity"] == 1024
+    assert "capacity" not in declaring()
+    assert "capacity" not in declaring(capacity=None)
+    for wrong in (0, 1025, -3, 2.5, "4", True, [1]):
+        with pytest.raises(services.ServiceError) as refused:
+            declaring(capacity=wrong)
+        assert refused.value.status == 400
+        assert "capacity" in str(refused.value) and "1 to 1024" in str(refused.value)
