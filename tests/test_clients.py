@@ -4,7 +4,10 @@ connection pools (bounded, shared, never deadlocked) and its deadline (one per a
 from __future__ import annotations
 
 import json
+import shutil
 import socket
+import ssl
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -554,6 +557,67 @@ def test_a_connection_that_never_completes_is_a_timeout_of_its_own():
             s.close()
         listener.close()
     assert fault.value.kind == "timeout" and fault.value.detail == "connect: timed out"
+
+
+@pytest.fixture
+def certificate(tmp_path) -> tuple[str, str]:
+    """A self-signed certificate for ``localhost`` and its key (files)."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("the openssl command is not installed: no certificate to test TLS with")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    request = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"]
+    subject = ["-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"]
+    files = ["-keyout", str(key), "-out", str(cert)]
+    subprocess.run([openssl, *request, *subject, *files], check=True, capture_output=True)
+    return str(cert), str(key)
+
+
+def test_an_https_bot_is_asked_over_one_kept_alive_connection(certificate):
+    """TLS through the non-blocking exchange: handshake, request and answers, the
+    connection kept alive between requests; a certificate the arena does not trust is a
+    fault."""
+    cert, key = certificate
+    server_side = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server_side.load_cert_chain(cert, key)
+    listener = socket.create_server(("127.0.0.1", 0))
+    accepted: list[int] = []
+
+    def serve(conn: socket.socket) -> None:
+        with suppress(OSError), server_side.wrap_socket(conn, server_side=True) as tls:
+            reader = tls.makefile("rb")
+            while reader.readline():
+                length = 0
+                while (header := reader.readline()) not in (b"\r\n", b""):
+                    if header.lower().startswith(b"content-length:"):
+                        length = int(header.split(b":")[1])
+                body = json.loads(reader.read(length))
+                answer = json.dumps({"action": body["legal_actions"][-1]}).encode()
+                tls.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(answer) + answer)
+
+    def accept() -> None:
+        with suppress(OSError):
+            while True:
+                conn, _ = listener.accept()
+                accepted.append(1)
+                threading.Thread(target=serve, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    url = f"https://localhost:{listener.getsockname()[1]}"
+    trusting = HttpClient(url)
+    trusting.pool._tls = ssl.create_default_context(cafile=cert)  # trust this one
+    doubting = HttpClient(url)
+    try:
+        assert [act(trusting, n)["action"]["n"] for n in range(3)] == [0, 1, 2]  # type: ignore[index]
+        with pytest.raises(BotFault) as fault:
+            act(doubting, 9)
+    finally:
+        trusting.close()
+        doubting.close()
+        listener.close()
+    assert accepted.count(1) == 2  # one connection for three answers, one refused
+    assert fault.value.kind == "connection_error"
+    assert "CERTIFICATE_VERIFY_FAILED" in fault.value.detail
 
 
 def _house(game: str, seat: int) -> PolicyClient:

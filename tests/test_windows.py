@@ -21,7 +21,7 @@ from arena.clients import HttpClient, Pools
 from arena.config import Config
 from arena.games import GAMES
 from arena.games.base import Outcome, Request
-from arena.referee import MatchRecord, Referee
+from arena.referee import BotFault, MatchRecord, Referee
 
 PASS, SNAP = {"type": "pass"}, {"type": "snap"}
 
@@ -194,6 +194,70 @@ def test_a_slow_seat_never_costs_a_fast_seat_a_strike_or_its_latency(
     fast = [d["latency_ms"] for d in fast_seat]
     assert all(f < w for f, w in zip(fast, waited, strict=True))
     assert statistics.median(fast) < statistics.median(waited) / 4
+
+
+class Handed:
+    """An exchange answered by another thread (as a bot that connects out to the arena
+    and takes its requests from a queue would): nothing to poll, woken when the answer
+    is handed over, due at its deadline."""
+
+    def __init__(self, answer_after: float, seconds: float):
+        self.answer_after, self.seconds = answer_after, seconds
+        self.done, self.started, self.finished = False, 0.0, 0.0
+        self.at: float | None = None
+        self.answer: Any = None
+
+    def advance(self, waker: Any) -> None:
+        if self.done:
+            return
+        if self.at is None:  # first advance: hand the request over, be woken for the answer
+            self.started, self.at = time.perf_counter(), time.monotonic() + self.seconds
+            waker.arm()
+
+            def answer() -> None:
+                time.sleep(self.answer_after)
+                self.answer = {"action": SNAP}
+                waker.wake(self)
+
+            threading.Thread(target=answer, daemon=True).start()
+        elif self.answer is not None or time.monotonic() >= self.at:
+            self.done, self.finished = True, time.perf_counter()
+
+    def watch(self) -> None:
+        return None
+
+    def due(self) -> float | None:
+        return self.at
+
+    def result(self) -> Any:
+        if self.answer is None:
+            raise BotFault("timeout", f"no answer within {self.seconds:.2f}s")
+        return self.answer
+
+    def cancel(self) -> None:
+        self.done = True
+
+
+class HandedClient(Snapper):
+    name = "handed"
+
+    def begin_act(self, payload: dict[str, Any]) -> Handed:
+        return Handed(0.002, payload["deadline_ms"] / 1000)
+
+
+def test_an_exchange_woken_by_another_thread_takes_part_in_a_window(monkeypatch):
+    """The window's wait is not HTTP's own: an exchange answered through a queue by
+    another thread is taken as soon as it is woken, beside a silent HTTP bot."""
+    monkeypatch.setattr(clients, "DEADLINE_GRACE", GRACE)
+    with bot(None) as silent:
+        client = HttpClient(silent["url"])
+        record = Referee(max_strikes=10**6, deadline_ms=DEADLINE_MS).run(
+            "windows", [client, HandedClient()], seed=1, options={"windows": 10}
+        )
+        client.close()
+    handed, waited = decisions(record, 1), [d["latency_ms"] for d in decisions(record, 0)]
+    assert [d for d in handed if "fault" in d] == []
+    assert all(d["latency_ms"] < w for d, w in zip(handed, waited, strict=True))
 
 
 # -- a bot's capacity -------------------------------------------------------------------------
