@@ -23,7 +23,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
 from arena import formats, lifecycle
-from arena.clients import PROTOCOL_VERSION, HttpClient
+from arena.clients import MAX_CAPACITY, PROTOCOL_VERSION, HttpClient
 from arena.config import Config
 from arena.games import GAMES, get_game
 from arena.games.base import Game, OptionsError
@@ -42,7 +42,7 @@ from arena.models import (
     bot_name_key,
     utcnow,
 )
-from arena.referee import BotFault
+from arena.referee import BotFault, excerpt
 
 # Seeds stay below 2**53 so they survive a trip through JSON in a browser (a JavaScript
 # number is a double) and fit the BigInteger column.
@@ -205,6 +205,21 @@ def fetch_bot_info(
         if isinstance(value, str):
             kept[key] = value[:INFO_TEXT_CAP]
     kept["games"] = [g[:INFO_TEXT_CAP] for g in declared[:INFO_GAMES_CAP]]
+    # how many requests the bot takes at once (null or absent: it says nothing), which
+    # the workers keep to; refused rather than ignored, so its author learns of a typo now
+    capacity = info.get("capacity")
+    if capacity is not None:
+        if (
+            isinstance(capacity, bool)
+            or not isinstance(capacity, int)
+            or not 1 <= capacity <= MAX_CAPACITY
+        ):
+            raise ServiceError(
+                400,
+                f"the bot's GET / declares a capacity of {excerpt(capacity)}: it must be a "
+                f"whole number from 1 to {MAX_CAPACITY} (how many requests it takes at once)",
+            )
+        kept["capacity"] = capacity
     return kept
 
 

@@ -4,7 +4,10 @@ connection pools (bounded, shared, never deadlocked) and its deadline (one per a
 from __future__ import annotations
 
 import json
+import shutil
 import socket
+import ssl
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -18,44 +21,36 @@ from arena import clients
 from arena.clients import (
     MAX_ANSWER_BYTES,
     MAX_HEAD_BYTES,
+    MAX_HEADER_LINES,
     Connection,
-    Deadline,
     EndpointPool,
     HttpClient,
     Pools,
-    read_response,
+    ResponseParser,
 )
 from arena.games import make_policy
 from arena.referee import BotFault, PolicyClient, Referee, policy_rng
 from arena.replay import check
 
-# what the parser may raise: a fault, or what a broken connection raises (the client
-# turns those into faults); never an IndexError, a ValueError...
-EXPECTED = (BotFault, EOFError, ConnectionError, TimeoutError)
+# what the parser may raise: a fault, or the end of a stream that held no answer (the
+# client turns it into a fault); never an IndexError, a ValueError...
+EXPECTED = (BotFault, EOFError)
 
 
-class Segments:
-    """A socket that hands out ``data`` cut at ``cuts``, then the end of the stream."""
-
-    def __init__(self, data: bytes, cuts: list[int] = ()):  # type: ignore[assignment]
-        points = sorted({c for c in cuts if 0 < c < len(data)})
-        self.pieces = [data[a:b] for a, b in zip([0, *points], [*points, len(data)], strict=True)]
-
-    def settimeout(self, seconds: float) -> None:
-        pass
-
-    def recv(self, n: int) -> bytes:
-        if not self.pieces:
-            return b""
-        piece = self.pieces.pop(0)
-        if len(piece) > n:
-            self.pieces.insert(0, piece[n:])
-            piece = piece[:n]
-        return piece
+def pieces(data: bytes, cuts: list[int] = ()) -> list[bytes]:  # type: ignore[assignment]
+    """``data`` cut at ``cuts``, as the reads of a socket could hand it out."""
+    points = sorted({c for c in cuts if 0 < c < len(data)})
+    return [data[a:b] for a, b in zip([0, *points], [*points, len(data)], strict=True)]
 
 
 def parse(data: bytes, cuts: list[int] = (), cap: int = MAX_ANSWER_BYTES):  # type: ignore[assignment]
-    return read_response(Connection(Segments(data, cuts)), Deadline(5), cap)
+    """The response ``data`` holds, fed to a parser in pieces, then the end of stream."""
+    parser = ResponseParser(cap)
+    for piece in pieces(data, cuts):
+        response = parser.feed(piece)
+        if response is not None:
+            return response
+    return parser.feed_eof()
 
 
 # -- the parser, case by case --------------------------------------------------------------
@@ -97,6 +92,37 @@ def test_bare_line_feeds_interim_answers_and_no_content():
 
 def test_bytes_after_the_answer_close_the_connection():
     assert not parse(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}junk").keep_alive
+
+
+def test_a_header_seen_twice_means_its_values_joined():
+    r = parse(b"HTTP/1.1 200 OK\r\nConnection: keep-alive\r\nConnection: close\r\n\r\n{}")
+    assert not r.keep_alive
+    with pytest.raises(BotFault) as fault:  # two lengths are "2, 2": not a length
+        parse(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n{}")
+    assert fault.value.kind == "bad_answer"
+
+
+def test_a_head_of_more_than_max_header_lines_is_too_large():
+    def head(lines: int) -> bytes:
+        return b"HTTP/1.1 200 OK\r\n" + b"X-A: b\r\n" * (lines - 1) + b"Content-Length: 2\r\n\r\n{}"
+
+    assert parse(head(MAX_HEADER_LINES)).body == b"{}"
+    with pytest.raises(BotFault) as fault:
+        parse(head(MAX_HEADER_LINES + 1))
+    assert fault.value.kind == "too_large"
+    assert fault.value.detail == f"an answer head of more than {MAX_HEADER_LINES} header lines"
+    chunked = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n"
+    with pytest.raises(BotFault) as fault:
+        parse(chunked + b"X: y\r\n" * (MAX_HEADER_LINES + 1) + b"\r\n")
+    assert fault.value.kind == "too_large"
+
+
+def test_interim_answers_count_towards_the_head_cap():
+    interim = b"HTTP/1.1 100 Continue\r\n\r\n"
+    data = interim * (MAX_HEAD_BYTES // len(interim) + 1) + b"HTTP/1.1 204 No\r\n\r\n"
+    with pytest.raises(BotFault) as fault:
+        parse(data, list(range(0, len(data), 4096)))
+    assert fault.value.kind == "too_large"
 
 
 @pytest.mark.parametrize(
@@ -143,17 +169,6 @@ def test_an_answer_cut_short_is_a_fault_and_no_answer_at_all_is_an_end_of_stream
     assert fault.value.kind == "connection_closed"
     with pytest.raises(EOFError):
         parse(b"")
-
-
-def test_the_deadline_bounds_the_whole_answer_not_each_read():
-    class Trickle(Segments):
-        def recv(self, n: int) -> bytes:
-            time.sleep(0.02)
-            return super().recv(1)  # one byte at a time, each well inside any timeout
-
-    conn = Connection(Trickle(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}" * 10))
-    with pytest.raises(TimeoutError):
-        read_response(conn, Deadline(0.2))
 
 
 # -- the parser, fuzzed ----------------------------------------------------------------------
@@ -230,6 +245,30 @@ def test_fuzz_a_damaged_answer_is_parsed_or_refused_never_crashes(case, data):
 def test_fuzz_any_bytes_are_parsed_or_refused_never_crash(raw, cuts):
     with suppress(*EXPECTED):
         parse(b"HTTP/1.1 200 OK\r\n" + raw, cuts)
+
+
+def outcome(data: bytes, cuts: list[int]) -> tuple:
+    try:
+        r = parse(data, cuts)
+    except BotFault as fault:
+        return ("fault", fault.kind, fault.detail)
+    except EOFError:
+        return ("no answer",)
+    return ("answer", r.status, r.body)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(responses(), st.data())
+def test_fuzz_the_parser_ends_the_same_however_the_bytes_are_cut(case, data):
+    """The parser is fed what each read of the socket hands out: whole, cut anywhere,
+    damaged or not, it reaches the same answer or the same fault."""
+    raw = bytearray(case[0])
+    for _ in range(data.draw(st.integers(0, 4))):
+        where = data.draw(st.integers(0, max(len(raw) - 1, 0)))
+        raw[where:where] = data.draw(st.sampled_from([b"\n", b"\r\n", b"\n\n", b"0", b"x:"]))
+    cuts = data.draw(st.lists(st.integers(0, len(raw)), max_size=20))
+    assert outcome(bytes(raw), cuts) == outcome(bytes(raw), [])
+    assert outcome(bytes(raw), list(range(len(raw)))) == outcome(bytes(raw), [])  # byte by byte
 
 
 # -- pools, over real loopback sockets ------------------------------------------------------
@@ -466,14 +505,130 @@ def test_a_fault_keeps_its_cause():
     assert slow.kind == "timeout" and slow.received == 25 and slow.error == "TimeoutError"
 
 
+def test_a_head_of_sixteen_thousand_header_lines_is_a_fault():
+    """A legal-looking answer under the head cap in bytes, made of 16,000 ``X:`` lines
+    (each repeated header once cost a join of all the values so far): refused on the
+    count of its lines."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    head = b"HTTP/1.1 200 OK\r\n" + b"X:\r\n" * 16_000 + b"Content-Length: 13\r\n\r\n"
+    assert len(head) <= MAX_HEAD_BYTES
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(65536)
+            conn.sendall(head + b'{"action": 1}')
+            time.sleep(0.5)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    client = HttpClient(f"http://127.0.0.1:{listener.getsockname()[1]}")
+    try:
+        with pytest.raises(BotFault) as fault:
+            act(client, 1)
+    finally:
+        client.close()
+        thread.join(5)
+        listener.close()
+    assert fault.value.kind == "too_large"
+    assert fault.value.detail == f"an answer head of more than {MAX_HEADER_LINES} header lines"
+
+
+def test_a_connection_that_never_completes_is_a_timeout_of_its_own():
+    """The bot's system never accepts the connection (its backlog is full): the connect
+    gives up after ``connect_timeout``, within the deadline, as a timeout."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)
+    port = listener.getsockname()[1]
+    queued = []
+    for _ in range(3):  # fill the backlog: later connections are never answered
+        s = socket.socket()
+        s.setblocking(False)
+        s.connect_ex(("127.0.0.1", port))
+        queued.append(s)
+    client = HttpClient(f"http://127.0.0.1:{port}", connect_timeout=0.2)
+    try:
+        with pytest.raises(BotFault) as fault:
+            act(client, 1)
+    finally:
+        client.close()
+        for s in queued:
+            s.close()
+        listener.close()
+    assert fault.value.kind == "timeout" and fault.value.detail == "connect: timed out"
+
+
+@pytest.fixture
+def certificate(tmp_path) -> tuple[str, str]:
+    """A self-signed certificate for ``localhost`` and its key (files)."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("the openssl command is not installed: no certificate to test TLS with")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    request = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"]
+    subject = ["-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"]
+    files = ["-keyout", str(key), "-out", str(cert)]
+    subprocess.run([openssl, *request, *subject, *files], check=True, capture_output=True)
+    return str(cert), str(key)
+
+
+def test_an_https_bot_is_asked_over_one_kept_alive_connection(certificate):
+    """TLS through the non-blocking exchange: handshake, request and answers, the
+    connection kept alive between requests; a certificate the arena does not trust is a
+    fault."""
+    cert, key = certificate
+    server_side = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server_side.load_cert_chain(cert, key)
+    listener = socket.create_server(("127.0.0.1", 0))
+    accepted: list[int] = []
+
+    def serve(conn: socket.socket) -> None:
+        with suppress(OSError), server_side.wrap_socket(conn, server_side=True) as tls:
+            reader = tls.makefile("rb")
+            while reader.readline():
+                length = 0
+                while (header := reader.readline()) not in (b"\r\n", b""):
+                    if header.lower().startswith(b"content-length:"):
+                        length = int(header.split(b":")[1])
+                body = json.loads(reader.read(length))
+                answer = json.dumps({"action": body["legal_actions"][-1]}).encode()
+                tls.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(answer) + answer)
+
+    def accept() -> None:
+        with suppress(OSError):
+            while True:
+                conn, _ = listener.accept()
+                accepted.append(1)
+                threading.Thread(target=serve, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    url = f"https://localhost:{listener.getsockname()[1]}"
+    trusting = HttpClient(url)
+    trusting.pool._tls = ssl.create_default_context(cafile=cert)  # trust this one
+    doubting = HttpClient(url)
+    try:
+        assert [act(trusting, n)["action"]["n"] for n in range(3)] == [0, 1, 2]  # type: ignore[index]
+        with pytest.raises(BotFault) as fault:
+            act(doubting, 9)
+    finally:
+        trusting.close()
+        doubting.close()
+        listener.close()
+    assert accepted.count(1) == 2  # one connection for three answers, one refused
+    assert fault.value.kind == "connection_error"
+    assert "CERTIFICATE_VERIFY_FAILED" in fault.value.detail
+
+
 def _house(game: str, seat: int) -> PolicyClient:
     return PolicyClient(make_policy(game, "random", policy_rng(1, seat)), f"house{seat}")
 
 
 def test_two_matches_in_reaction_windows_never_wait_on_each_other():
     """One connection per endpoint, two matches seating the same two bots in opposite
-    seats: each reaction window needs both bots at once.  Begun in the pools' order, the
-    windows never hold one connection while waiting for the other's."""
+    seats: each reaction window needs both bots at once.  A window waiting for one bot's
+    connection still reads the other's answer, and gives that connection back: no
+    window holds a connection while it waits for another."""
     pools = Pools(max_connections=1)
     with bot_server() as a, bot_server() as b:
         records: dict[int, object] = {}
