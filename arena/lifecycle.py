@@ -46,6 +46,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 from sqlalchemy import delete, event, func, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
 from arena import live
@@ -54,6 +55,7 @@ from arena.models import (
     MATCH_ENDED,
     MATCH_OPEN,
     Bot,
+    BotPin,
     Counter,
     Match,
     MatchSeat,
@@ -74,6 +76,7 @@ ELO = EloConfig()
 MAX_FAILURES = 3  # failures of the match itself after which it is failed
 LOST_LEASE_ALERT = 10  # lost leases after which each further one is an alert
 RATING_SEQ = "rating_seq"
+BUSY = "a bot of the match plays in another worker"  # a claim refused for now: try later
 
 Enqueue = Callable[[list[int]], None]
 
@@ -121,9 +124,12 @@ def claim(
     transaction commits (without it, the wardens send them again after a lease)."""
     if match.status in MATCH_ENDED:
         return f"already {match.status}"
-    if match.status == "running":
-        if match.lease_expires_at is not None and aware(match.lease_expires_at) > now:
-            return "running under a live lease"
+    lapsed = match.status == "running"
+    if lapsed and match.lease_expires_at is not None and aware(match.lease_expires_at) > now:
+        return "running under a live lease"
+    if not pin_bots(session, match, owner, until, now):
+        return BUSY
+    if lapsed:
         match.lost_leases += 1
         if match.lost_leases >= LOST_LEASE_ALERT:
             match.error = (
@@ -143,6 +149,83 @@ def claim(
     match.lease_expires_at = until
     live.forget(session, match.id, keep_attempt=match.attempts)  # earlier attempts: gone
     return None
+
+
+def pin_bots(
+    session: Session, match: Match, owner: str, until: dt.datetime, now: dt.datetime
+) -> bool:
+    """Pin to ``owner`` (a worker process) every bot of the match that declares its
+    capacity, unless another live process holds one of them: False then, and nothing is
+    changed.  A bot's requests then all leave from one process, whose connection pool
+    never has more than the bot's capacity in flight; the holder keeps the pin while it
+    plays matches of the bot (``renew_pins``, ``unpin_idle``)."""
+    bot_ids = sorted({s.bot_id for s in match.seats if declared_capacity(s.bot) is not None})
+    if not bot_ids:
+        return True
+    _ensure_pins(session, bot_ids)
+    pins = session.scalars(
+        select(BotPin).where(BotPin.bot_id.in_(bot_ids)).order_by(BotPin.bot_id).with_for_update()
+    ).all()
+    for pin in pins:
+        held = pin.owner is not None and pin.expires_at is not None
+        if held and pin.owner != owner and aware(pin.expires_at) > now:
+            return False
+    for pin in pins:
+        pin.owner, pin.expires_at = owner, until
+    return True
+
+
+def _ensure_pins(session: Session, bot_ids: list[int]) -> None:
+    """A pin row for each bot (made the first time; two processes making one at once is
+    no error: the other's row is the row)."""
+    have = set(session.scalars(select(BotPin.bot_id).where(BotPin.bot_id.in_(bot_ids))))
+    for bot_id in bot_ids:
+        if bot_id not in have:
+            try:
+                with session.begin_nested():
+                    session.add(BotPin(bot_id=bot_id))
+            except IntegrityError:
+                pass
+
+
+def renew_pins(session: Session, owner: str, until: dt.datetime) -> None:
+    """Push ``owner``'s pins a lease ahead (its warden does, with its matches' leases)."""
+    session.execute(
+        update(BotPin)
+        .where(BotPin.owner == owner)
+        .values(expires_at=until)
+        .execution_options(synchronize_session=False)
+    )
+
+
+def unpin_idle(session: Session, owner: str, bot_ids: Iterable[int]) -> None:
+    """Let go of ``owner``'s pins of these bots that none of its running matches seats:
+    another process may then play their matches at once, not a lease later."""
+    ids = sorted(set(bot_ids))
+    pins = session.scalars(
+        select(BotPin)
+        .where(BotPin.bot_id.in_(ids), BotPin.owner == owner)
+        .order_by(BotPin.bot_id)
+        .with_for_update()
+    ).all()
+    if not pins:
+        return
+    # read after the pins are locked: a claim of this process that pinned one of them
+    # again has committed by then, and its match shows here
+    playing = set(
+        session.scalars(
+            select(MatchSeat.bot_id)
+            .join(Match, Match.id == MatchSeat.match_id)
+            .where(
+                Match.lease_owner == owner,
+                Match.status == "running",
+                MatchSeat.bot_id.in_([p.bot_id for p in pins]),
+            )
+        )
+    )
+    for pin in pins:
+        if pin.bot_id not in playing:
+            pin.owner = pin.expires_at = None
 
 
 def _send(enqueue: Enqueue, match_ids: list[int]) -> None:
@@ -231,14 +314,16 @@ def plan(match: Match) -> Plan:
             s.bot.endpoint,
             s.bot.signing_secret,
             s.bot.name,
-            _capacity((s.bot.info or {}).get("capacity")),
+            declared_capacity(s.bot),
         )
         for s in match.seats
     ]
     return Plan(match.id, match.game, match.seed, match.options, seats, match.attempts)
 
 
-def _capacity(value: Any) -> int | None:
+def declared_capacity(bot: Bot) -> int | None:
+    """How many requests at once the bot declared it takes (its ``GET /``), or None."""
+    value = (bot.info or {}).get("capacity")
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 

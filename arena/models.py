@@ -89,6 +89,20 @@ class Bot(Base):
         return name
 
 
+class BotPin(Base):
+    """Which worker process may send requests to a bot that declares how many it takes at
+    once (its ``capacity``): one at a time, so that the process's connection pool bounds
+    them all.  Held like a match's lease (renewed by the holder's warden, lapsing when it
+    dies) and let go when the holder plays no more matches of the bot
+    (``arena.lifecycle``)."""
+
+    __tablename__ = "bot_pins"
+
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), primary_key=True)
+    owner: Mapped[str | None] = mapped_column(String(200), default=None)
+    expires_at: Mapped[dt.datetime | None] = mapped_column(default=None)
+
+
 class Tournament(Base):
     __tablename__ = "tournaments"
 

@@ -220,6 +220,7 @@ def _worker_shutdown(**_: Any) -> None:
         warden.stop()
 
 
+BUSY_RETRY_SECONDS = 2  # then a match whose bot plays in another worker is tried again
 ENQUEUE_INLINE = 100  # more matches than this are sent by a worker (``send_matches``)
 
 
@@ -264,10 +265,14 @@ def run_match(self: Any, match_id: int) -> str:
     warden = _warden()
     warden.delivered()
     try:
-        return play_match(_db(), _config(), match_id, warden)
+        played = play_match(_db(), _config(), match_id, warden)
     except MatchNotPlayed as exc:
         # the match is queued again (its failures are counted): try once more shortly
         raise self.retry(exc=exc, countdown=2, max_retries=MAX_FAILURES) from exc
+    if played == lifecycle.BUSY:
+        # another worker sends the requests of one of its bots: wait for it to finish
+        raise self.retry(countdown=BUSY_RETRY_SECONDS, max_retries=None)
+    return played
 
 
 class MatchNotPlayed(RuntimeError):
@@ -319,7 +324,8 @@ def play_claimed(
                 plan = lifecycle.plan(match)
         pools = _pools()
         clients = [
-            HttpClient(s.endpoint, s.secret, s.name, pool=pools.get(s.endpoint)) for s in plan.seats
+            HttpClient(s.endpoint, s.secret, s.name, pool=pools.get(s.endpoint, s.capacity))
+            for s in plan.seats
         ]
         referee = Referee(
             max_strikes=config.max_strikes,
@@ -356,7 +362,19 @@ def play_claimed(
     finally:
         if warden is not None:
             warden.release(match_id)
+        if plan is not None and any(s.capacity is not None for s in plan.seats):
+            _unpin(database, owner, match_id)
     return "recorded" if recorded else "not recorded"
+
+
+def _unpin(database: Database, owner: str, match_id: int) -> None:
+    """Let another worker play the bots of this match that this process no longer does."""
+    try:
+        with database.session() as session:
+            seated = select(MatchSeat.bot_id).where(MatchSeat.match_id == match_id)
+            lifecycle.unpin_idle(session, owner, session.scalars(seated))
+    except Exception:  # the pins lapse with the lease anyway
+        log.exception("the pins of match %s's bots were not let go", match_id)
 
 
 def _fail(

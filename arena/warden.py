@@ -38,6 +38,7 @@ from typing import Any
 
 from sqlalchemy import func, or_, select, update
 
+from arena import lifecycle
 from arena.db import Database
 from arena.models import Match, utcnow
 
@@ -139,13 +140,15 @@ class Warden:
 
     # -- the three duties ---------------------------------------------------------------
     def renew(self) -> list[int]:
-        """Push the lease of every held match a lease ahead; the matches whose lease is no
-        longer this process's are told to stop.  Returns those."""
+        """Push the lease of every held match, and this process's pins of bots
+        (``arena.lifecycle.pin_bots``), a lease ahead; the matches whose lease is no longer
+        this process's are told to stop.  Returns those."""
         with self._lock:
             held = dict(self._held)
         if not held:
             return []
         with self.database.session() as session:
+            until = self.lease_until(utcnow())
             kept = set(
                 session.scalars(
                     update(Match)
@@ -154,10 +157,11 @@ class Warden:
                         Match.lease_owner == self.owner,
                         Match.status == "running",
                     )
-                    .values(lease_expires_at=self.lease_until(utcnow()))
+                    .values(lease_expires_at=until)
                     .returning(Match.id)
                 )
             )
+            lifecycle.renew_pins(session, self.owner, until)
         lost = sorted(set(held) - kept)
         for match_id in lost:
             held[match_id].set()

@@ -19,6 +19,7 @@ from arena.games import make_policy
 from arena.lifecycle import Ended, Plan, attempt_id, redeal_seed
 from arena.models import (
     Bot,
+    BotPin,
     Match,
     MatchSeat,
     RatingChange,
@@ -268,3 +269,35 @@ def test_a_failed_rotation_settles_the_rest(db):
     assert rating_changes(db, done) == rating_changes(db, last) == SEATS
     with db.session() as session:
         assert session.get(Tournament, tournament_id).status == "finished"
+
+
+def test_a_bot_that_declares_its_capacity_is_played_by_one_worker_at_a_time(db):
+    bots = add_bots(db, 3)
+    with db.session() as session:
+        session.get(Bot, bots[0]).info = {"capacity": 1}  # one request at a time
+    first, second, third = (
+        single_match(db, [bots[a], bots[b]], seed=9) for a, b in ((0, 1), (0, 2), (1, 2))
+    )
+    claim(db, first, "worker a")
+    now = utcnow()
+    with db.session() as session:  # bot 0 plays in worker a: not in worker b for now
+        match = session.get(Match, second, with_for_update=True)
+        assert lifecycle.claim(session, match, "worker b", now + LEASE, now) == lifecycle.BUSY
+    match = row(db, second)
+    assert (match.status, match.attempts, match.dealt) == ("queued", 0, False)  # untouched
+    claim(db, third, "worker b")  # bots that declare nothing are anybody's
+    claim(db, second, "worker a")  # worker a sends all of bot 0's requests
+    with db.session() as session:
+        lifecycle.unpin_idle(session, "worker a", bots)
+        assert session.get(BotPin, bots[0]).owner == "worker a"  # still playing it
+        for match_id in (first, second):
+            session.get(Match, match_id).status = "finished"
+        lifecycle.unpin_idle(session, "worker a", bots)
+    with db.session() as session:
+        assert session.get(BotPin, bots[0]).owner is None
+    fourth = single_match(db, [bots[0], bots[2]], seed=10)
+    claim(db, fourth, "worker b")  # let go: another worker plays it at once
+    fifth = single_match(db, [bots[0], bots[1]], seed=11)
+    with db.session() as session:
+        session.get(BotPin, bots[0]).expires_at = utcnow() - dt.timedelta(seconds=1)
+    claim(db, fifth, "worker c")  # worker b died: its pin lapsed with its lease

@@ -1,4 +1,4 @@
-"""match lifecycle: failures apart from lost leases, deals dealt once, settled results
+"""match lifecycle: failures apart from lost leases, deals dealt once, settled results, pins
 
 ``failures`` counts attempts that failed for a reason of the match itself and
 ``lost_leases`` attempts whose worker lost its lease (only the first can fail a match);
@@ -7,6 +7,8 @@ dealt anew); ``settled`` says whether a finished match's result is in the rating
 standings.  Existing matches: failures are their attempts beyond the first for the failed
 ones and none otherwise, every seed of a match that was ever claimed counts as dealt, and
 every finished match is settled.  The rotations of a duplicate deal get an index.
+``bot_pins`` says which worker process may send requests to a bot that declares its
+capacity (how many requests it takes at once).
 
 Revision ID: 0009
 Revises: 0008
@@ -23,6 +25,14 @@ depends_on = None
 
 
 def upgrade() -> None:
+    op.create_table(
+        "bot_pins",
+        sa.Column("bot_id", sa.Integer(), nullable=False),
+        sa.Column("owner", sa.String(length=200), nullable=True),
+        sa.Column("expires_at", sa.DateTime(timezone=True), nullable=True),
+        sa.ForeignKeyConstraint(["bot_id"], ["bots.id"]),
+        sa.PrimaryKeyConstraint("bot_id"),
+    )
     with op.batch_alter_table("matches") as batch:
         batch.add_column(sa.Column("failures", sa.Integer(), nullable=False, server_default="0"))
         batch.add_column(sa.Column("lost_leases", sa.Integer(), nullable=False, server_default="0"))
@@ -45,3 +55,4 @@ def downgrade() -> None:
         batch.drop_column("dealt")
         batch.drop_column("lost_leases")
         batch.drop_column("failures")
+    op.drop_table("bot_pins")
