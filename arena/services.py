@@ -21,7 +21,7 @@ from sqlalchemy import func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
-from arena import formats
+from arena import formats, standings
 from arena.clients import PROTOCOL_VERSION, HttpClient
 from arena.config import Config
 from arena.games import GAMES, get_game
@@ -396,11 +396,13 @@ def delete_bot(session: Session, bot: Bot) -> None:
         return
     bot.status = "deleted"
     seated = select(MatchSeat.match_id).where(MatchSeat.bot_id == bot.id)
-    session.execute(
-        update(Match)
-        .where(Match.status == "queued", Match.id.in_(seated))
-        .values(status="cancelled")
-    )
+    queued = (Match.status == "queued", Match.id.in_(seated))
+    tournaments = session.scalars(
+        select(Match.tournament_id).where(*queued, Match.tournament_id.is_not(None)).distinct()
+    ).all()
+    session.execute(update(Match).where(*queued).values(status="cancelled"))
+    for tournament_id in sorted(tournaments):
+        standings.skip_unplayed(session, tournament_id)  # results waiting behind them
 
 
 # -- tournaments -------------------------------------------------------------------------
@@ -608,6 +610,7 @@ def cancel_tournament(session: Session, tournament: Tournament) -> None:
         .values(status="cancelled")
     )
     tournament.status = "cancelled"
+    standings.skip_unplayed(session, tournament.id)  # results waiting behind them
 
 
 # -- read models -------------------------------------------------------------------------
