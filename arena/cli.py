@@ -764,9 +764,11 @@ def _print_tournament(t: dict[str, Any]) -> None:
     if standings:
         duplicate = t.get("deal") == "duplicate"
         headers = ["#", "bot", "id", "matches", "points", "per match", "wins", "mean rank"]
+        headers += ["faults", "struck out", "forfeits"]
         rows = [
             [i, s["name"], s["bot_id"], s["matches"], s["points"], s.get("points_per_match"),
-             s["wins"], s.get("mean_rank")]
+             s["wins"], s.get("mean_rank"), s.get("faults"), s.get("struck_out"),
+             s.get("forfeits")]
             + ([s.get("par_per_deal")] if duplicate else [])
             for i, s in enumerate(standings, start=1)
         ]  # fmt: skip

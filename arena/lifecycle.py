@@ -68,7 +68,7 @@ from arena.models import (
 from arena.ratings import EloConfig, apply_match
 from arena.referee import MatchRecord
 from arena.replay import describe_fault, fault_summary
-from arena.standings import record_result
+from arena.standings import record_result, skip_unplayed
 
 log = logging.getLogger(__name__)
 
@@ -400,9 +400,11 @@ def fail(session: Session, match: Match, reason: str, pause_after: int, final: b
 
 
 def closed(session: Session, match: Match, pause_after: int) -> None:
-    """``match`` ended without a result (failed, cancelled): the finished rotations its
-    deal was waiting on are settled, and its tournament ends if nothing is left."""
+    """``match`` ended without a result (failed, cancelled): the stop rule goes past it,
+    the finished rotations its deal was waiting on are settled, and its tournament ends
+    if nothing is left."""
     if match.tournament_id is not None:
+        skip_unplayed(session, match.tournament_id)
         settle_ready(session, match.tournament_id, pause_after)
     finish_tournament(session, match)
 
@@ -460,8 +462,10 @@ def settle_ready(session: Session, tournament_id: int, pause_after: int) -> list
 
 
 def settle_tournaments(session: Session, tournament_ids: Iterable[int], pause_after: int) -> None:
-    """After matches were cancelled in bulk: settle what no longer waits, end what is over."""
+    """After matches were cancelled in bulk: the stop rule goes past them, what no longer
+    waits is settled, what is over ends."""
     for tournament_id in sorted(set(tournament_ids)):
+        skip_unplayed(session, tournament_id)
         settle_ready(session, tournament_id, pause_after)
         _finish_tournament_if_done(session, tournament_id)
 

@@ -157,6 +157,17 @@ class TournamentEntry(Base):
     sprt_total_sq: Mapped[float] = mapped_column(Float, default=0.0)
     sprt_llr: Mapped[float | None] = mapped_column(Float, default=None)
     sprt_decision: Mapped[str | None] = mapped_column(String(2), default=None)
+    # results reach the test in schedule order: the last match (id) it has gone past
+    # (every match up to it was observed, or skipped for ending without a result), and
+    # the finished matches after it whose results wait for an earlier one to end
+    sprt_through: Mapped[int] = mapped_column(Integer, default=0)
+    sprt_waiting: Mapped[int] = mapped_column(Integer, default=0)
+    # what went wrong, over its finished matches: faults (answers that were faults; not
+    # the defaults played once it struck out), matches forfeited (not one usable
+    # answer) and matches struck out (max_strikes reached)
+    faults: Mapped[int] = mapped_column(Integer, default=0)
+    forfeits: Mapped[int] = mapped_column(Integer, default=0)
+    struck_out: Mapped[int] = mapped_column(Integer, default=0)
 
     tournament: Mapped[Tournament] = relationship(back_populates="entries")
     bot: Mapped[Bot] = relationship()

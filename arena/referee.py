@@ -3,8 +3,9 @@
 It knows games only through the engine contract (``arena.games.base``).  For every
 request it asks that seat's client, checks the answer against the legal list itself, and
 on any fault plays the request's default action and counts a strike.  A bot that reaches
-``max_strikes`` plays the rest of the match on default actions and ranks last; so does a
-bot that forfeited (not one usable answer in the match).  A fault never stops the match.
+``max_strikes`` plays the rest of the match on default actions and ranks below every bot
+that did not; a bot that forfeited (not one usable answer in the match) ranks below
+those, tied with any other that forfeited.  A fault never stops the match.
 
 The seats of a step are asked at once (``settle``): each request is an ``Exchange`` with a
 deadline of its own, counted from when it was sent, and its answer is taken, and its
@@ -494,8 +495,11 @@ class Referee:
         record.steps.append(decisions)
 
     def _final_outcome(self, outcome: Outcome, record: MatchRecord) -> dict[str, Any]:
-        """Struck-out bots, and bots that forfeited (every answer they were asked for was
-        a fault), rank after every other bot, whatever the game said."""
+        """The match's ranks, faults first: every seat that answered as asked ranks above
+        every struck-out seat (``max_strikes`` reached), and those above every seat that
+        forfeited (asked, and not one usable answer).  The first two keep the game's
+        order among themselves; forfeited seats tie for last, since the default actions
+        played for them are not their play.  ``game_ranks`` keeps what the game said."""
         result = outcome.to_json()
         seats = range(len(record.strikes))
         asked, answered = [False] * len(seats), [False] * len(seats)
@@ -505,13 +509,16 @@ class Referee:
                 if "fault" not in decision:
                     answered[decision["seat"]] = True
         forfeited = [asked[seat] and not answered[seat] for seat in seats]
-        out = [record.strikes[seat] >= self.max_strikes or forfeited[seat] for seat in seats]
-        if any(out):
+        struck_out = [record.strikes[seat] >= self.max_strikes for seat in seats]
+        if any(forfeited) or any(struck_out):
             result["game_ranks"] = list(outcome.ranks)
             result["ranks"] = competition_ranks(
-                [(out[seat], outcome.ranks[seat]) for seat in seats]
+                [
+                    (2, 0) if forfeited[seat] else (int(struck_out[seat]), outcome.ranks[seat])
+                    for seat in seats
+                ]
             )
-        result["struck_out"] = [seat for seat in seats if record.strikes[seat] >= self.max_strikes]
+        result["struck_out"] = [seat for seat in seats if struck_out[seat]]
         result["forfeited"] = [seat for seat in seats if forfeited[seat]]
         return result
 

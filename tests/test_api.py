@@ -724,7 +724,8 @@ def test_standings_crosstable_progress_and_cancel(app, client, info_bot):
         "failed": 0,
         "cancelled": 0,
     }
-    common = {"matches": 2, "challenger": False}
+    clean = {"faults": 0, "forfeits": 0, "struck_out": 0}
+    common = {"matches": 2, "challenger": False, **clean}
     per_match = [row.pop("points_per_match") for row in detail["standings"]]
     assert detail["standings"] == [
         {"bot_id": a, "name": "ada", "points": 1.5, "wins": 1, "mean_rank": 1.0, **common},
@@ -734,9 +735,9 @@ def test_standings_crosstable_progress_and_cancel(app, client, info_bot):
     assert per_match == [0.75, 0.75, 0.0]
     cells = detail["crosstable"]["cells"]
     assert detail["crosstable"]["bots"] == [
-        {"id": a, "name": "ada"},
-        {"id": b, "name": "bob"},
-        {"id": c, "name": "cy"},
+        {"id": a, "name": "ada", **clean},
+        {"id": b, "name": "bob", **clean},
+        {"id": c, "name": "cy", **clean},
     ]
     assert cells[str(a)][str(b)] == {"wins": 1, "draws": 0, "losses": 0}
     assert cells[str(b)][str(a)] == {"wins": 0, "draws": 0, "losses": 1}

@@ -243,8 +243,9 @@ def test_a_tournament_from_its_start_to_a_replay_file(server, bots, tmp_path):
         "  matches: 2/2 over (2 finished)",
     ]
     assert lines[2].split() == ["#", "bot", "id", "matches", "points", "per", "match", "wins",
-                                "mean", "rank"]  # fmt: skip
+                                "mean", "rank", "faults", "struck", "out", "forfeits"]  # fmt: skip
     assert {line.split()[1] for line in lines[3:5]} == {"ada", "bob"}
+    assert all(line.split()[-3:] == ["0", "0", "0"] for line in lines[3:5])  # no fault
     code, out, _ = cli("tournaments", "show", str(tid), "--json")
     assert json.loads(out)["crosstable"] is not None  # --json: the API's whole answer
 

@@ -407,6 +407,18 @@ class StandingSchema(Schema):
     wins = fields.Integer()
     mean_rank = fields.Float(allow_none=True)
     challenger = fields.Boolean(metadata={"description": "a gauntlet's challenger"})
+    faults = fields.Integer(
+        metadata={
+            "description": "answers that were faults over its finished matches (not the "
+            "defaults played once it struck out)"
+        }
+    )
+    forfeits = fields.Integer(
+        metadata={"description": "matches it forfeited: not one usable answer (ranked last)"}
+    )
+    struck_out = fields.Integer(
+        metadata={"description": "matches in which it reached max_strikes (ranked last)"}
+    )
     deals = fields.Integer(
         metadata={"description": "duplicate: deals whose rotations all finished"}
     )
@@ -419,6 +431,9 @@ class StandingSchema(Schema):
 class EntrySchema(Schema):
     id = fields.Integer()
     name = fields.String()
+    faults = fields.Integer(metadata={"description": "answers that were faults"})
+    forfeits = fields.Integer(metadata={"description": "matches forfeited"})
+    struck_out = fields.Integer(metadata={"description": "matches struck out"})
 
 
 class CrosstableSchema(Schema):
@@ -449,7 +464,15 @@ class ChallengerStatusSchema(Schema):
     bot_id = fields.Integer()
     name = fields.String()
     observations = fields.Integer(
-        metadata={"description": "matches (duplicate: complete deals) counted so far"}
+        metadata={
+            "description": "matches (duplicate: complete deals) counted so far, in schedule order"
+        }
+    )
+    waiting = fields.Integer(
+        metadata={
+            "description": "finished matches not counted yet: each waits for the "
+            "matches scheduled before it to end (0 once decided)"
+        }
     )
     score = fields.Float(allow_none=True, metadata={"description": "mean score vs the field"})
     llr = fields.Float(metadata={"description": "log-likelihood ratio of H1 against H0"})

@@ -10,16 +10,16 @@ every finished match is settled.  The rotations of a duplicate deal get an index
 ``bot_pins`` says which worker process may send requests to a bot that declares its
 capacity (how many requests it takes at once).
 
-Revision ID: 0009
-Revises: 0008
+Revision ID: 0010
+Revises: 0009
 Create Date: 2026-11-24 09:00:00
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0009"
-down_revision = "0008"
+revision = "0010"
+down_revision = "0009"
 branch_labels = None
 depends_on = None
 
