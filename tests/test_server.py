@@ -214,11 +214,13 @@ def test_the_ladder_pairs_bots_close_in_rating(server, api, bots):
 
     answer = api.put("/api/ladders/cactus", json={"enabled": True, "seats_per_match": 2})
     assert answer.status_code == 200, answer.json
+    # the ranking the ladder sees: its matches, played at once, change it right after
+    with server.db.session() as s:
+        elo = {r.bot_id: r.elo for r in s.scalars(select(Rating).where(Rating.game == "cactus"))}
+    ranking = sorted(bots["cactus"], key=lambda b: (-elo.get(b, 1500.0), b))
     created = schedule_ladder(server.db, server.config, seed=3)
     assert len(created) == len(bots["cactus"]) // 2
     with server.db.session() as s:
-        elo = {r.bot_id: r.elo for r in s.scalars(select(Rating).where(Rating.game == "cactus"))}
-        ranking = sorted(bots["cactus"], key=lambda b: (-elo.get(b, 1500.0), b))
         for match_id in created:
             seats = [seat.bot_id for seat in s.get(Match, match_id).seats]
             positions = sorted(ranking.index(b) for b in seats)
