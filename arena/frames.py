@@ -30,6 +30,7 @@ from typing import Any
 import orjson
 
 from arena.games import get_game
+from arena.models import MATCH_OPEN
 from arena.replay import answers, describe_fault, seat_events
 
 Perspective = int | str
@@ -250,7 +251,7 @@ def answer_frames(
         "status": match.status,
         "perspective": perspective,
         "perspectives": open_now,
-        "complete": finished or match.status not in ("queued", "running"),
+        "complete": finished or match.status not in MATCH_OPEN,
     }
     if record is not None:
         frames = record_frames(record, perspective)

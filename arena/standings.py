@@ -25,7 +25,15 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from arena.formats import Sprt, sprt_decision, sprt_llr
-from arena.models import Bot, Match, MatchSeat, Tournament, TournamentEntry, TournamentPair
+from arena.models import (
+    MATCH_OPEN,
+    Bot,
+    Match,
+    MatchSeat,
+    Tournament,
+    TournamentEntry,
+    TournamentPair,
+)
 
 Seats = Sequence[tuple[int, int]]  # (bot id, rank) by seat
 
@@ -189,7 +197,6 @@ def _finished_deal(
 
 
 # -- the stop rule, in schedule order -----------------------------------------------------
-OPEN = ("queued", "running")
 # Match ids read at a time past a challenger's place, doubling while there is more to
 # read.  A range of both tables' keys is a plan both databases take whatever their
 # statistics; the bot's own index is kept out ("bot_id + 0").  Measured on a gauntlet
@@ -293,7 +300,7 @@ def _units(
 
 
 def _ended(unit: Unit) -> bool:
-    return not any(status in OPEN for _, status in unit)
+    return not any(status in MATCH_OPEN for _, status in unit)
 
 
 def _pass(

@@ -44,6 +44,7 @@ from arena.config import Config, from_env
 from arena.db import Database
 from arena.lifecycle import ELO, MAX_FAILURES
 from arena.models import (
+    MATCH_OPEN,
     Bot,
     FittedRating,
     Ladder,
@@ -642,7 +643,7 @@ def schedule_ladder(database: Database, config: Config, seed: int | None = None)
                 select(func.count(Match.id)).where(
                     Match.game == ladder.game,
                     Match.kind == "ladder",
-                    Match.status.in_(("queued", "running")),
+                    Match.status.in_(MATCH_OPEN),
                 )
             )
             if waiting:
