@@ -22,7 +22,7 @@ def test_a_function_is_served_like_a_bot(
     status, info, _ = c.get()
     assert status == 200
     assert info == {"apiversion": "1", "name": "test_function_bots", "author": "",
-                    "version": "0", "games": []}  # fmt: skip
+                    "version": "0", "games": [], "capacity": 1}  # fmt: skip
     status, answer, _ = c.post("/act", act_body())
     assert (status, answer) == (200, {"action": {"type": "take_discard"}, "memo": "seat 0"})
 
@@ -35,7 +35,7 @@ def test_a_function_bot_has_the_info_it_is_given(
     status, info, _ = client(serve(bot)).get()
     assert status == 200
     assert info == {"apiversion": "1", "name": "last", "author": "me", "version": "2",
-                    "games": ["cactus"]}  # fmt: skip
+                    "games": ["cactus"], "capacity": 1}  # fmt: skip
 
 
 def test_what_as_bot_accepts() -> None:
