@@ -968,14 +968,16 @@ def run(bot: Bot | ActFunction, argv: Sequence[str] | None = None, **info: Any) 
     )
     parser.add_argument("--verbose", action="store_true", help="log every request")
     args = parser.parse_args(argv)
-    if args.threads is not None:
-        if args.threads < 1:
-            parser.error(f"--threads must be at least 1, not {args.threads}")
-        if args.threads > 1 and not bot.thread_safe:
-            parser.error(
-                f"--threads {args.threads}: {bot.name} is not thread-safe, it takes one "
-                "request at a time (declare it thread-safe first: see the SDK's README)"
-            )
+    mistake = None
+    if args.threads is not None and args.threads < 1:
+        mistake = f"--threads must be at least 1, not {args.threads}"
+    elif args.threads is not None and args.threads > 1 and not bot.thread_safe:
+        mistake = (
+            f"--threads {args.threads}: {bot.name} is not thread-safe, it takes one request "
+            "at a time (declare it thread_safe first: see the SDK's README)"
+        )
+    if mistake is not None:
+        parser.exit(2, f"{parser.prog}: error: {mistake}\n")
     kwargs: dict[str, Any] = {"verbose": args.verbose}
     if args.threads is not None:
         kwargs["threads"] = args.threads
