@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import contextlib
 import json
 import os
@@ -383,53 +384,70 @@ class _Connection(asyncio.Protocol):
             self._abort()
 
 
-class _ConnectionThread(threading.Thread):
-    """A connection that has carried a verified request (the arena's), served by a
-    thread of its own with blocking reads, as long as it stays open: each request wakes
-    one thread, which calls the bot (within the server's capacity) and answers.  Handing
-    every request from the front end's loop to a pool of bot threads instead cost two
-    thread switches, 50-60 us per request on loopback."""
+class _Job:
+    """A verified connection waiting for, or served by, a ``_ConnectionThread``: its
+    socket, its reader and the verified request it carried."""
+
+    __slots__ = ("head", "peer", "request", "requests", "sock")
 
     def __init__(
         self,
-        server: BotServer,
         sock: socket.socket,
         peer: str,
         requests: _Requests,
         head: Head,
         request: dict[str, Any],
     ):
-        super().__init__(name="arenabot-connection", daemon=True)
-        self.server = server
         self.sock = sock
         self.peer = peer
         self.requests = requests
-        self.first = (head, request)
+        self.head = head
+        self.request = request
+
+
+class _ConnectionThread(threading.Thread):
+    """Serves a connection that has carried a verified request (the arena's) with
+    blocking reads, as long as it stays open: each request wakes one thread, which calls
+    the bot (within the server's capacity) and answers.  Handing every request from the
+    front end's loop to a pool of bot threads instead cost two thread switches, 50-60 us
+    per request on loopback.  When its connection ends, or idles while another verified
+    connection waits for a thread, the thread takes that one."""
+
+    def __init__(self, server: BotServer, job: _Job):
+        super().__init__(name="arenabot-connection", daemon=True)
+        self.server = server
+        self.job = job
         self.idle_since: float | None = None  # waiting for a request that has not begun
 
     def run(self) -> None:
+        job: _Job | None = self.job
         try:
-            self._serve()
-        except OSError:
-            pass  # the client went away, or the server closed the connection
+            while job is not None:
+                self.job = job
+                try:
+                    self._serve(job)
+                except OSError:
+                    pass  # the client went away, or the server closed the connection
+                finally:
+                    job.sock.close()
+                job = self.server._next_job(self)
         finally:
-            self.sock.close()
             self.server._thread_done(self)
 
     def close(self) -> None:
         """End the connection from another thread: the thread's read returns at once."""
         with contextlib.suppress(OSError):
-            self.sock.shutdown(socket.SHUT_RDWR)
+            self.job.sock.shutdown(socket.SHUT_RDWR)
 
-    def _serve(self) -> None:
+    def _serve(self, job: _Job) -> None:
         server = self.server
-        head, request = self.first
+        head, request = job.head, job.request
         while True:
             status, data = server._bot_answer(head.path, request)
-            if not self._send(head, status, data):
+            if not self._send(job, head, status, data):
                 return
             while True:  # requests the front end's checks answer, until one for the bot
-                found = self._read()
+                found = self._read(job)
                 if found is None:
                     return
                 head, body = found
@@ -437,50 +455,53 @@ class _ConnectionThread(threading.Thread):
                 if isinstance(checked, dict):
                     request = checked
                     break
-                if not self._send(head, *checked):
+                if not self._send(job, head, *checked):
                     return
 
-    def _send(self, head: Head, status: HTTPStatus, body: bytes) -> bool:
+    def _send(self, job: _Job, head: Head, status: HTTPStatus, body: bytes) -> bool:
         """Answer; whether the connection goes on."""
-        self.sock.sendall(_response(status, body, head.close))
-        self.server._log(self.peer, head.requestline, status, len(body))
+        job.sock.sendall(_response(status, body, head.close))
+        self.server._log(job.peer, head.requestline, status, len(body))
         return not head.close
 
-    def _refuse(self, status: HTTPStatus, reason: str) -> None:
+    def _refuse(self, job: _Job, status: HTTPStatus, reason: str) -> None:
         body = _encode({"error": reason})
         with contextlib.suppress(OSError):
-            self.sock.sendall(_response(status, body, close=True))
-        self.server._log(self.peer, "-", status, len(body))
+            job.sock.sendall(_response(status, body, close=True))
+        self.server._log(job.peer, "-", status, len(body))
 
-    def _read(self) -> tuple[Head, bytes] | None:
+    def _read(self, job: _Job) -> tuple[Head, bytes] | None:
         """The next request; None when the connection is to close (after answering a
-        request that cannot be read)."""
-        requests, server = self.requests, self.server
+        request that cannot be read), or to give way to a connection waiting for a
+        thread."""
+        requests, server, sock = job.requests, self.server, job.sock
         deadline: float | None = None
         while True:
             try:
                 found = requests.next()
             except HeadError as exc:
-                self._refuse(exc.status, exc.reason)
+                self._refuse(job, exc.status, exc.reason)
                 return None
             if found is not None:
                 return found
             if requests.wants_continue:
                 requests.wants_continue = False
-                self.sock.sendall(_CONTINUE)
+                sock.sendall(_CONTINUE)
             if requests.started:
                 now = time.monotonic()
                 if deadline is None:
                     deadline = now + server.request_timeout
-                self.sock.settimeout(max(deadline - now, 0.001))
+                sock.settimeout(max(deadline - now, 0.001))
             else:
-                self.idle_since = time.monotonic()
-                self.sock.settimeout(server.idle_timeout)
+                if not server._idle(self):
+                    return None  # a verified connection waits for this thread
+                sock.settimeout(server.idle_timeout)
             try:
-                data = self.sock.recv(65536)
+                data = sock.recv(65536)
             except TimeoutError:
                 if requests.started:
                     self._refuse(
+                        job,
                         HTTPStatus.REQUEST_TIMEOUT,
                         f"the request did not arrive within {server.request_timeout:g} s",
                     )
@@ -551,6 +572,7 @@ class BotServer:
         self._open: dict[_Connection, None] = {}  # the front end's, oldest first
         self._buffered = 0  # bytes in their buffers
         self._threads: set[_ConnectionThread] = set()  # verified connections
+        self._waiting: collections.deque[_Job] = collections.deque()  # for a thread
         self._threads_lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake: asyncio.Event | None = None
@@ -659,6 +681,9 @@ class BotServer:
             await asyncio.sleep(0)  # their connection_lost callbacks
             with self._threads_lock:
                 threads = list(self._threads)
+                waiting, self._waiting = list(self._waiting), collections.deque()
+            for job in waiting:
+                job.sock.close()
             for thread in threads:
                 thread.close()
             give_up = time.monotonic() + 5.0  # a bot's call may still be running
@@ -711,30 +736,39 @@ class BotServer:
         head: Head,
         request: dict[str, Any],
     ) -> None:
-        """Serve a verified connection from a thread of its own; past ``max_verified``
-        such threads, end the verified connection idle the longest, or answer 503 when
-        none is idle."""
-        thread: _ConnectionThread | None = _ConnectionThread(
-            self, sock, peer, requests, head, request
-        )
+        """Serve a verified connection from a thread of its own.  Past ``max_verified``
+        such threads it waits for one: the verified connection idle the longest is
+        closed to make room, or else the next thread to finish a request takes it."""
+        job = _Job(sock, peer, requests, head, request)
         with self._threads_lock:
-            if len(self._threads) >= self.max_verified:
-                idle = [t for t in self._threads if t.idle_since is not None]
-                if not idle:
-                    thread = None
-                else:
-                    min(idle, key=lambda t: t.idle_since or 0.0).close()
-            if thread is not None:
+            if len(self._threads) < self.max_verified:
+                thread = _ConnectionThread(self, job)
                 self._threads.add(thread)
-        if thread is None:
-            body = _encode({"error": "the bot is serving too many connections: try again"})
-            with contextlib.suppress(OSError):
-                sock.setblocking(True)
-                sock.settimeout(1.0)
-                sock.sendall(_response(HTTPStatus.SERVICE_UNAVAILABLE, body, close=True))
-            sock.close()
-            return
-        thread.start()
+            else:
+                thread = None
+                self._waiting.append(job)
+                idle = [t for t in self._threads if t.idle_since is not None]
+                if idle:
+                    min(idle, key=lambda t: t.idle_since or 0.0).close()
+        if thread is not None:
+            thread.start()
+
+    def _idle(self, thread: _ConnectionThread) -> bool:
+        """``thread``'s connection is about to wait for its next request: whether it may
+        (no verified connection is waiting for a thread)."""
+        with self._threads_lock:
+            if self._waiting:
+                return False
+            thread.idle_since = time.monotonic()
+            return True
+
+    def _next_job(self, thread: _ConnectionThread) -> _Job | None:
+        """The connection ``thread`` serves next, or None: it ends."""
+        with self._threads_lock:
+            if self._waiting and not self._stopping.is_set():
+                return self._waiting.popleft()
+            self._threads.discard(thread)
+            return None
 
     def _thread_done(self, thread: _ConnectionThread) -> None:
         with self._threads_lock:

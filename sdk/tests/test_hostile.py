@@ -323,3 +323,30 @@ def test_more_threads_for_a_bot_that_is_not_thread_safe_is_refused() -> None:
         make_server(EchoBot(), "127.0.0.1", 0, secret=SECRET, threads=2)
     with pytest.raises(TypeError, match="True or False"):
         as_bot(act_first, thread_safe="yes")
+
+
+def test_verified_connections_past_the_thread_bound_wait_for_a_thread(
+    serve: Serve, client: Connect
+) -> None:
+    """Six connections with a signed request each, at once, against a bound of two
+    threads for verified connections: all are answered, by two threads."""
+    server = serve(ThreadSafeEcho(), max_verified=2)
+    clients = [client(server) for _ in range(6)]
+    barrier = threading.Barrier(len(clients), timeout=10)
+    statuses: list[int] = []
+    most = 0
+
+    def ask(c: Client) -> None:
+        nonlocal most
+        barrier.wait()
+        statuses.append(c.post("/act", act_body())[0])
+        threads = [t for t in threading.enumerate() if t.name == "arenabot-connection"]
+        most = max(most, len(threads))
+
+    asking = [threading.Thread(target=ask, args=(c,)) for c in clients]
+    for t in asking:
+        t.start()
+    for t in asking:
+        t.join(10)
+    assert statuses == [200] * 6
+    assert most <= 2
