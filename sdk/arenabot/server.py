@@ -3,12 +3,18 @@
 A bot's endpoint is public, so anybody can connect to it.  The server is in two parts:
 
 - a front end, one thread running an asyncio event loop, that accepts and reads every
-  connection with caps and deadlines, refuses what is malformed, unsigned or badly
-  signed (before any JSON parsing), parses and checks the rest (fields, request id);
-- the bot's threads: a fixed number (``capacity``: one for a bot that is not
-  thread-safe), handed only complete, verified requests.  ``GET /`` declares that
-  number (``"capacity"``) so that the arena never sends more requests at once and does
-  not charge the wait to the bot's deadline.
+  connection with caps and deadlines, answers what is malformed, unsigned or badly
+  signed (before any JSON parsing), then parses and checks the rest (fields, request
+  id) and answers ``GET /``;
+- verified connections: once a connection carries a verified request it leaves the
+  front end for a thread of its own (``max_verified`` of them at most), which calls the
+  bot and then reads that connection's next requests with blocking reads, so that each
+  of the arena's requests wakes one thread, as in a thread-per-connection server
+  (handing every request from the loop to a pool of bot threads cost 50-60 us more per
+  round trip on loopback).  The bot's calls go through ``capacity`` slots: one for a bot
+  that is not thread-safe, whose calls then come one at a time, else ``threads``.
+  ``GET /`` declares that number (``"capacity"``): the arena never sends more requests
+  at once, and does not charge the wait to the bot's deadline.
 
 Limits of the front end (each a constant or an argument of ``make_server``):
 
@@ -19,11 +25,10 @@ Limits of the front end (each a constant or an argument of ``make_server``):
   a request cut short, then the connection closes); a kept-alive connection may then sit
   idle ``idle_timeout`` seconds (300);
 - at most ``max_connections`` connections, and ``max_buffered`` bytes of requests being
-  read on connections that have not yet carried a signed request: past either, the
-  oldest such connection is closed to make room.  A connection that has carried a
-  signed request (the arena's kept-alive connections) is never closed for room, and a
-  new one is the last to go, so the arena's requests are still answered while thousands
-  of hostile connections are open;
+  read in the front end: past either, the front end's oldest connection is closed to
+  make room.  A verified connection (the arena's kept-alive connections) is never
+  closed for an unverified one, and a new connection is the last to go, so the arena's
+  requests are still answered while thousands of hostile connections are open;
 - the listen backlog is 1024 (the system may cap it), and the soft limit of open files
   is raised towards the hard limit so that the connection bound fits in it.
 
@@ -460,6 +465,7 @@ class _ConnectionThread(threading.Thread):
 
     def _send(self, job: _Job, head: Head, status: HTTPStatus, body: bytes) -> bool:
         """Answer; whether the connection goes on."""
+        job.sock.settimeout(self.server.request_timeout)  # a client that does not read
         job.sock.sendall(_response(status, body, head.close))
         self.server._log(job.peer, head.requestline, status, len(body))
         return not head.close
@@ -467,6 +473,7 @@ class _ConnectionThread(threading.Thread):
     def _refuse(self, job: _Job, status: HTTPStatus, reason: str) -> None:
         body = _encode({"error": reason})
         with contextlib.suppress(OSError):
+            job.sock.settimeout(self.server.request_timeout)
             job.sock.sendall(_response(status, body, close=True))
         self.server._log(job.peer, "-", status, len(body))
 
@@ -486,6 +493,7 @@ class _ConnectionThread(threading.Thread):
                 return found
             if requests.wants_continue:
                 requests.wants_continue = False
+                sock.settimeout(server.request_timeout)
                 sock.sendall(_CONTINUE)
             if requests.started:
                 now = time.monotonic()
@@ -705,7 +713,8 @@ class BotServer:
         """A new connection: past ``max_connections``, make room by closing the front
         end's oldest connection; if there is none (every connection is verified), close
         the new one."""
-        if len(self._open) + len(self._threads) >= self.max_connections:
+        held = len(self._open) + len(self._threads) + len(self._waiting)
+        if held >= self.max_connections:
             if not self._open:
                 conn._abort()
                 return
