@@ -7,7 +7,7 @@ from __future__ import annotations
 from http import HTTPStatus
 
 import pytest
-from arenabot.server import MAX_HEAD, MAX_HEADERS, Head, HeadError, read_head
+from arenabot.server import MAX_HEAD, MAX_HEADERS, Head, HeadError, _Requests, read_head
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -95,3 +95,40 @@ def test_http_2_and_nonsense_versions_are_refused():
 def test_expect_100_continue_is_seen(value: str):
     head, _, _ = parse(f"POST /act HTTP/1.1\r\nExpect: {value}\r\n\r\n".encode())
     assert head is not None and head.expect_100
+
+
+REQUEST = st.tuples(
+    st.sampled_from(["GET", "POST"]),
+    st.sampled_from(["/", "/act", "/start", "/end"]),
+    st.lists(st.tuples(NAME, VALUE), max_size=6),
+    st.binary(max_size=300),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(REQUEST, min_size=1, max_size=5),
+    st.sampled_from([b"\r\n", b"\n"]),
+    st.lists(st.integers(1, 200), min_size=1, max_size=50),
+    st.booleans(),
+)
+def test_fuzz_requests_cut_anywhere_are_read_whole_and_in_order(requests, nl, cuts, blank):
+    """However a connection's bytes arrive (one at a time, in pieces, all at once), the
+    connection's reader (``_Requests``) gives back each request whole, in order."""
+    stream = b""
+    for method, path, headers, body in requests:
+        headers = [(n, v) for n, v in headers if n.lower() not in ("content-length", "expect")]
+        lines = [f"{method} {path} HTTP/1.1"] + [f"{n}: {v}" for n, v in headers]
+        lines.append(f"Content-Length: {len(body)}")
+        stream += (nl if blank else b"") + nl.join(line.encode() for line in lines)
+        stream += nl + nl + body
+    reader, got, at = _Requests(max_body=1000), [], 0
+    for cut in cuts * (len(stream) // sum(cuts) + 1):
+        reader.feed(stream[at : at + cut])
+        at += cut
+        while (found := reader.next()) is not None:
+            got.append((found[0].method, found[0].path, found[1]))
+        if at >= len(stream):
+            break
+    assert got == [(m, p, b) for m, p, _, b in requests]
+    assert not reader.buffer and reader.head is None
