@@ -2,22 +2,27 @@
 server that also answers in one write with TCP_NODELAY (the transport's floor), over one
 keep-alive ``http.client`` connection on loopback.
 
-    python benchmarks/sdk_roundtrip.py [--requests 200] [--rounds 5]
+    python benchmarks/sdk_roundtrip.py [--requests 200] [--rounds 5] [--before REV]
 
 Prints the median time per round trip of each and the ratio SDK / baseline.  A third line
 shows what a server that writes headers and body separately without TCP_NODELAY costs
-(Nagle's algorithm waiting for the client's delayed ACK).  Needs the SDK
-(``pip install -e ./sdk``) and is run from the repository root.
+(Nagle's algorithm waiting for the client's delayed ACK).  With ``--before REV``, the
+SDK's server as it was at git revision REV serves the random sample bot too, taking
+turns with the others.  Needs the SDK (``pip install -e ./sdk``) and is run from the
+repository root.
 """
 
 from __future__ import annotations
 
 import argparse
 import http.client
+import importlib.util
 import json
 import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -120,10 +125,31 @@ def measure(ports: dict[str, int], body: bytes, n: int, rounds: int) -> dict[str
     return {name: statistics.median(t) for name, t in times.items()}
 
 
+def old_server_module(revision: str) -> Any:
+    """``sdk/arenabot/server.py`` as it was at ``revision``, imported under another name."""
+    source = subprocess.run(
+        ["git", "show", f"{revision}:sdk/arenabot/server.py"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write(source)
+    try:
+        spec = importlib.util.spec_from_file_location("arenabot_server_before", f.name)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        os.unlink(f.name)
+    return module
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=5, help="turns each server takes")
+    parser.add_argument("--before", help="git revision of an older SDK server to compare")
     args = parser.parse_args()
     body = act_body()
     print(
@@ -135,7 +161,11 @@ def main() -> None:
     naive = ThreadingHTTPServer(("127.0.0.1", 0), TwoWrites)
     sdk_random = make_server(PolicyBot("cactus", "random"), "127.0.0.1", 0, secret=SECRET)
     sdk_heuristic = make_server(PolicyBot("cactus", "heuristic"), "127.0.0.1", 0, secret=SECRET)
-    for server in (sdk_random, sdk_heuristic):
+    servers = [sdk_random, sdk_heuristic]
+    if args.before:
+        old = old_server_module(args.before)
+        servers.append(old.make_server(PolicyBot("cactus", "random"), "127.0.0.1", 0, SECRET))
+    for server in servers:
         server.serve_in_background()
     for server in (baseline, naive):
         threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}).start()
@@ -145,20 +175,24 @@ def main() -> None:
             "random": sdk_random.port,
             "heuristic": sdk_heuristic.port,
         }
+        if args.before:
+            ports["before"] = servers[2].port
         medians = measure(ports, body, args.requests, args.rounds)
         two_writes = measure({"naive": naive.server_address[1]}, body, 20, 1)["naive"]
     finally:
         for server in (baseline, naive):
             server.shutdown()
             server.server_close()
-        sdk_random.close()
-        sdk_heuristic.close()
+        for server in servers:
+            server.close()
     floor = medians["baseline"]
     rows = [
         ("SDK, sample bot cactus_random", medians["random"]),
         ("SDK, sample bot cactus_heuristic", medians["heuristic"]),
         ("two writes, Nagle on (20 trips)", two_writes),
     ]
+    if args.before:
+        rows.insert(2, (f"SDK at {args.before}, cactus_random", medians["before"]))
     print(f"{'baseline (one write, TCP_NODELAY)':<36}{floor * 1e6:9.1f} us per round trip")
     for label, median in rows:
         print(f"{label:<36}{median * 1e6:9.1f} us   ratio {median / floor:.2f}")

@@ -22,6 +22,7 @@ import pytest
 pytest.importorskip("arenabot", reason="the SDK is not installed: pip install -e ./sdk")
 
 from arenabot import API_VERSION, BotServer, make_server, signed_headers
+from arenabot.server import DEFAULT_THREADS
 from arenabot.views import cactus, cactus_game, president
 
 from arena.games import GAMES, POLICIES
@@ -122,6 +123,7 @@ def test_sample_bot_info_and_a_signed_act(
             "author": "card-bot arena",
             "version": PolicyBot.version,
             "games": [game],
+            "capacity": DEFAULT_THREADS,  # the sample bots are thread-safe
         }
         body = next(payloads(game, seed=1))
         start = {k: body[k] for k in ("match_id", "game", "seat")}

@@ -20,6 +20,12 @@ const INFO = {
   author: "card-bot arena",
   version: "0.1.0",
   games: ["cactus", "cactus-game", "president"],
+  // How many requests the bot takes at once. Node runs `choose` on one thread: requests
+  // that arrive together wait for each other inside the bot, where the wait counts
+  // against their deadline. Declaring 1 makes the arena send one at a time and keep
+  // the others waiting on its side, where it does not. A bot whose `choose` awaits
+  // (a remote service, a worker thread) may declare more.
+  capacity: 1,
 };
 const DEFAULT_PORT = 9000; // the Python SDK's too; 8000 is the arena's own web server
 const SECRET_ENV = "ARENA_BOT_SECRET";

@@ -24,9 +24,11 @@ class Bot:
     override ``on_act(request)`` instead of ``act`` to read the whole ``/act`` body
     (``match_id``, ``seat``, ``deadline_ms``...).
 
-    The server runs one thread per connection and the arena may play several matches at
-    once, so these methods may be called from several threads.  Unless ``thread_safe``
-    is true the server calls them one at a time.
+    The arena plays many matches at once.  Unless ``thread_safe`` is true the server
+    calls these methods one at a time, from one thread, and tells the arena so (its
+    ``GET /`` declares ``"capacity": 1``): the arena then sends one request at a time and
+    does not count the wait against the bot's deadline.  A thread-safe bot is called
+    from several threads at once (``capacity``: the server's ``threads``).
     """
 
     name: str = "bot"
@@ -79,7 +81,9 @@ def make_answer(result: Any) -> dict[str, Any]:
 class FunctionBot(Bot):
     """A plain function ``act(view, legal_actions)`` as a bot: the simplest way to write
     one.  ``name`` defaults to the function's module name (its file's name when the file
-    is run as a script); give ``games`` so that registration knows what it plays."""
+    is run as a script); give ``games`` so that registration knows what it plays, and
+    ``thread_safe=True`` when the function may be called from several threads at once
+    (see ``Bot``)."""
 
     def __init__(
         self,
@@ -89,6 +93,7 @@ class FunctionBot(Bot):
         author: str = "",
         version: str = "0",
         games: Sequence[str] = (),
+        thread_safe: bool = False,
     ):
         if not callable(act):
             raise TypeError(f"a function bot needs a function, not {type(act).__name__}")
@@ -97,6 +102,9 @@ class FunctionBot(Bot):
         self.author = author
         self.version = version
         self.games = list(games)
+        if not isinstance(thread_safe, bool):
+            raise TypeError(f"thread_safe is True or False, not {thread_safe!r}")
+        self.thread_safe = thread_safe
 
     def act(self, view: dict[str, Any], legal_actions: list[Action]) -> Any:
         return self.function(view, legal_actions)
@@ -105,8 +113,8 @@ class FunctionBot(Bot):
 def as_bot(obj: Any, **info: Any) -> Bot:
     """``obj`` as a ``Bot``: a ``Bot`` as it is, a ``Bot`` subclass built with no
     arguments, a function ``act(view, legal_actions)`` as a ``FunctionBot`` (``info``:
-    its ``name``, ``author``, ``version``, ``games``), or a function of no arguments
-    that returns a ``Bot``.  TypeError for anything else."""
+    its ``name``, ``author``, ``version``, ``games``, ``thread_safe``), or a function of
+    no arguments that returns a ``Bot``.  TypeError for anything else."""
     if isinstance(obj, type) and issubclass(obj, Bot):
         obj = obj()
     elif callable(obj) and not isinstance(obj, Bot | type):

@@ -8,6 +8,12 @@ the tournaments) installed next to the SDK::
     python -m arenabot.local mybot:MyBot --game cactus --matches 20 --opponents random,heuristic
     python -m arenabot.local bot.py:act                    # the one game the bot declares
     python -m arenabot.local http://127.0.0.1:9000 --game cactus --secret "$SECRET"
+    python -m arenabot.local bot.py:act --game cactus --concurrent 4
+
+With ``--concurrent N``, N matches are played at once, as the arena plays them: an
+in-process bot is served over HTTP on a loopback port for the occasion, and the bot is
+never sent more requests at once than the capacity its ``GET /`` declares (the others
+wait on the runner's side, not counted against their deadline).
 
 A mistake in the command (a bot that cannot be loaded or does not answer, an unknown
 game, policy or option, a bad number) is one line on stderr and exit status 2.
@@ -16,21 +22,25 @@ game, policy or option, a bad number) is one line on stderr and exit status 2.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import importlib.util
 import inspect
 import json
 import os
+import secrets
 import sys
+import threading
 import traceback
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any, NoReturn, TextIO
 
 from arenabot.bot import ActFunction, Bot, as_bot, make_answer
-from arenabot.server import SECRET_ENV
+from arenabot.server import SECRET_ENV, make_server
 
 ARENA_MISSING = (
     "arenabot.local plays matches with the arena's game engines, which are not installed: "
@@ -101,20 +111,27 @@ class LocalResult:
 
 
 class BotClient:
-    """A ``Bot`` behind the referee's client interface, through JSON as over HTTP."""
+    """A ``Bot`` behind the referee's client interface, through JSON as over HTTP; called
+    one at a time, as the SDK's server calls it, unless it is thread-safe."""
 
     def __init__(self, bot: Bot, name: str):
         self.bot = bot
         self.name = name
+        self.lock: contextlib.AbstractContextManager[Any] = (
+            contextlib.nullcontext() if bot.thread_safe else threading.Lock()
+        )
 
     def start(self, info: dict[str, Any]) -> None:
-        _loudly(self.bot.start, _wire(info))
+        with self.lock:
+            _loudly(self.bot.start, _wire(info))
 
     def act(self, payload: dict[str, Any]) -> Any:
-        return _wire(make_answer(_loudly(self.bot.on_act, _wire(payload))))
+        with self.lock:
+            return _wire(make_answer(_loudly(self.bot.on_act, _wire(payload))))
 
     def end(self, info: dict[str, Any]) -> None:
-        _loudly(self.bot.end, _wire(info))
+        with self.lock:
+            _loudly(self.bot.end, _wire(info))
 
     def close(self) -> None:
         pass
@@ -157,9 +174,11 @@ def play(
     quiet: bool = False,
     out: TextIO | None = None,
     secret: str | None = None,
+    concurrent: int = 1,
 ) -> LocalResult:
     """Play ``matches`` matches of ``game``: ``bot`` against ``opponents``, each a house
     policy name (``"random"``, ``"heuristic"``) or another bot; one seat each.
+    ``concurrent`` matches at once: see the module's docstring.
 
     ``bot`` is a ``Bot``, a function ``act(view, legal_actions)``, or the URL of a bot
     already running (signed with ``secret`` if it has one).  ``game`` defaults to the one
@@ -169,9 +188,9 @@ def play(
     Match ``m`` uses seed ``seed + m`` and seats rotate so every entry plays every seat
     equally often.  Prints a summary table unless ``quiet``; returns the standings and
     the match records."""
-    return prepare(bot, game, opponents, matches, options, secret=secret).run(
-        seed, max_strikes=max_strikes, quiet=quiet, out=out
-    )
+    return prepare(
+        bot, game, opponents, matches, options, secret=secret, concurrent=concurrent
+    ).run(seed, max_strikes=max_strikes, quiet=quiet, out=out)
 
 
 @dataclass
@@ -184,6 +203,9 @@ class LocalMatches:
     matches: int
     options: Mapping[str, Any] | None
     http: Any = None  # the bot's HTTP client, closed after the matches
+    concurrent: int = 1  # matches played at once
+    capacity: int | None = None  # what the bot declared, when it is played over HTTP
+    closing: list[Callable[[], None]] = field(default_factory=list)  # after the matches
 
     def run(
         self,
@@ -200,29 +222,70 @@ class LocalMatches:
         standings = [Standing(label) for label in self.labels]
         referee = Referee(max_strikes=max_strikes)
         result = LocalResult(self.game, standings)
+        stop = threading.Event()
+
+        def one(m: int) -> dict[str, Any]:
+            match_seed = seed + m
+            clients: list[Any] = []
+            for seat, entry in enumerate(_seating(m, n_players)):
+                player = self.entries[entry]
+                if isinstance(player, str):
+                    policy = make_policy(self.game, player, policy_rng(match_seed, seat))
+                    clients.append(PolicyClient(policy, self.labels[entry]))
+                else:
+                    clients.append(player)
+            return referee.run(
+                self.game,
+                clients,
+                match_seed,
+                self.options,
+                match_id=f"local-{match_seed}",
+                stop=stop,
+            ).to_json()
+
         try:
-            for m in range(self.matches):
-                match_seed = seed + m
-                seating = [(m + seat) % n_players for seat in range(n_players)]  # seat -> entry
-                clients: list[Any] = []
-                for seat, entry in enumerate(seating):
-                    player = self.entries[entry]
-                    if isinstance(player, str):
-                        policy = make_policy(self.game, player, policy_rng(match_seed, seat))
-                        clients.append(PolicyClient(policy, self.labels[entry]))
-                    else:
-                        clients.append(player)
-                record = referee.run(
-                    self.game, clients, match_seed, self.options, match_id=f"local-{match_seed}"
-                ).to_json()
-                result.records.append(record)
-                _tally(record, seating, standings)
+            if self.concurrent == 1:
+                records = [one(m) for m in range(self.matches)]
+            else:
+                pool = ThreadPoolExecutor(min(self.concurrent, self.matches), "arenabot-match")
+                futures = [pool.submit(one, m) for m in range(self.matches)]
+                try:
+                    records = [f.result() for f in futures]
+                except BaseException:  # Ctrl-C: the matches stop before their next step
+                    stop.set()
+                    for f in futures:
+                        f.cancel()
+                    raise
+                finally:
+                    pool.shutdown(wait=True)
         finally:
-            if self.http is not None:
-                self.http.close()
+            self.close()
+        for m, record in enumerate(records):
+            result.records.append(record)
+            _tally(record, _seating(m, n_players), standings)
         if not quiet:
             print(result.table(), file=out or sys.stdout)
+            if self.concurrent > 1:
+                takes = "as many as it is sent" if self.capacity is None else self.capacity
+                print(
+                    f"{self.concurrent} matches at once; {self.labels[0]} takes {takes} "
+                    "request(s) at a time",
+                    file=out or sys.stdout,
+                )
         return result
+
+    def close(self) -> None:
+        """Close the bot's client, and its server when the runner served it."""
+        if self.http is not None:
+            self.http.close()
+        for close in reversed(self.closing):
+            close()
+        self.closing = []
+
+
+def _seating(m: int, n_players: int) -> list[int]:
+    """Match ``m``'s seats: seat -> entry (they rotate between matches)."""
+    return [(m + seat) % n_players for seat in range(n_players)]
 
 
 def prepare(
@@ -233,9 +296,12 @@ def prepare(
     options: Mapping[str, Any] | None = None,
     *,
     secret: str | None = None,
+    concurrent: int = 1,
 ) -> LocalMatches:
     """Check the arguments of ``play`` (see there) without playing: ``UsageError``
-    saying what is wrong, or the matches ready to ``run``."""
+    saying what is wrong, or the matches ready to ``run`` (with ``concurrent`` > 1, an
+    in-process bot is already served on a loopback port: ``close()`` the result if it is
+    not run)."""
     try:
         import arena.games  # noqa: F401
     except ModuleNotFoundError as exc:
@@ -248,9 +314,13 @@ def prepare(
 
     if isinstance(matches, bool) or not isinstance(matches, int) or matches < 1:
         raise UsageError(f"the number of matches must be at least 1, not {matches!r}")
+    if isinstance(concurrent, bool) or not isinstance(concurrent, int) or concurrent < 1:
+        raise UsageError(f"the number of concurrent matches must be at least 1, not {concurrent!r}")
     http = None
+    capacity: int | None = None
+    closing: list[Callable[[], None]] = []
     if isinstance(bot, str):
-        http, declared = _http_bot(bot, secret)
+        http, declared, capacity, closing = _http_bot(bot, secret, concurrent)
         name = http.name
     else:
         try:
@@ -287,7 +357,12 @@ def prepare(
     except BaseException:
         if http is not None:
             http.close()
+        for close in reversed(closing):
+            close()
         raise
+    if http is None and concurrent > 1:  # played as the arena plays it: over HTTP
+        assert isinstance(bot, Bot)
+        http, capacity, closing = _serve_locally(bot, concurrent)
     names = [name] + [o if isinstance(o, str) else o.name for o in others]
     labels = _labels(names)
     me = http if http is not None else BotClient(bot, labels[0])  # type: ignore[arg-type]
@@ -296,7 +371,9 @@ def prepare(
         o if isinstance(o, str) else BotClient(o, label)
         for o, label in zip(others, labels[1:], strict=True)
     ]
-    return LocalMatches(engine.id, entries, labels, matches, options, http)
+    return LocalMatches(
+        engine.id, entries, labels, matches, options, http, concurrent, capacity, closing
+    )
 
 
 def _only_game(declared: Sequence[str], name: str) -> str:
@@ -308,9 +385,14 @@ def _only_game(declared: Sequence[str], name: str) -> str:
     raise UsageError(f"name the game with --game ({name} plays {', '.join(declared)})")
 
 
-def _http_bot(url: str, secret: str | None) -> tuple[Any, list[str]]:
-    """A bot already running: its client and the games it declares, after ``GET /``."""
-    from arena.clients import HttpClient
+def _http_bot(
+    url: str, secret: str | None, concurrent: int = 1
+) -> tuple[Any, list[str], int | None, list[Callable[[], None]]]:
+    """A bot already running, after ``GET /``: its client, the games and the capacity it
+    declares (None: it declares none), and what to close after the matches.  With
+    ``concurrent`` > 1 the client never has more requests in flight than the capacity
+    (or the arena's own limit per endpoint, for a bot that declares none)."""
+    from arena.clients import EndpointPool, HttpClient
     from arena.referee import BotFault
 
     try:
@@ -333,8 +415,39 @@ def _http_bot(url: str, secret: str | None) -> tuple[Any, list[str]]:
         raise UsageError(
             f"bot {url} does not speak protocol 1 (GET / answered apiversion {version!r})"
         )
+    capacity = info.get("capacity")
+    if capacity is not None and (
+        isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 1
+    ):
+        client.close()
+        raise UsageError(
+            f"bot {url} declares a capacity of {capacity!r}: it must be an integer of at "
+            "least 1 (how many requests it takes at once), or absent"
+        )
+    closing: list[Callable[[], None]] = []
+    if concurrent > 1:
+        client.close()
+        pool = (
+            EndpointPool(url) if capacity is None else EndpointPool(url, max_connections=capacity)
+        )
+        client = HttpClient(url, secret, pool=pool)
+        closing.append(pool.close)
     client.name = str(info.get("name") or url)
-    return client, [str(g) for g in games]
+    return client, [str(g) for g in games], capacity, closing
+
+
+def _serve_locally(bot: Bot, concurrent: int) -> tuple[Any, int | None, list[Callable[[], None]]]:
+    """Serve an in-process bot on a loopback port, signed: its HTTP client, its capacity
+    and what to close after the matches (the client's pool, then the server)."""
+    token = secrets.token_hex(16)
+    server = make_server(bot, "127.0.0.1", 0, secret=token)
+    server.serve_in_background()
+    try:
+        http, _, capacity, closing = _http_bot(server.url, token, concurrent)
+    except BaseException:
+        server.close()
+        raise
+    return http, capacity, [server.close, *closing]
 
 
 def _tally(record: dict[str, Any], seating: list[int], standings: list[Standing]) -> None:
@@ -503,6 +616,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--matches", type=int, default=10, help="matches to play (default 10)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first match (default 0)")
+    parser.add_argument(
+        "--concurrent",
+        type=int,
+        default=1,
+        help="matches played at once, as the arena plays them: the bot is served over HTTP "
+        "and sent no more requests at once than its declared capacity (default 1)",
+    )
     parser.add_argument("--options", default=None, help='game options as JSON: {"rounds": 3}')
     parser.add_argument("--preset", default=None, help="a preset of the game (e.g. pagat)")
     parser.add_argument(
@@ -513,6 +633,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.matches < 1:
         parser.error(f"--matches must be at least 1, not {args.matches}")
+    if args.concurrent < 1:
+        parser.error(f"--concurrent must be at least 1, not {args.concurrent}")
     options: dict[str, Any] = {}
     if args.options:
         try:
@@ -530,7 +652,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error("--opponents names no policy (e.g. --opponents random,heuristic)")
     try:
         bot = args.bot if _is_url(args.bot) else load_bot(args.bot)
-        ready = prepare(bot, args.game, opponents, args.matches, options, secret=args.secret)
+        ready = prepare(
+            bot,
+            args.game,
+            opponents,
+            args.matches,
+            options,
+            secret=args.secret,
+            concurrent=args.concurrent,
+        )
     except (UsageError, ArenaMissing) as exc:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return 2

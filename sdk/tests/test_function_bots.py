@@ -22,7 +22,7 @@ def test_a_function_is_served_like_a_bot(
     status, info, _ = c.get()
     assert status == 200
     assert info == {"apiversion": "1", "name": "test_function_bots", "author": "",
-                    "version": "0", "games": []}  # fmt: skip
+                    "version": "0", "games": [], "capacity": 1}  # fmt: skip
     status, answer, _ = c.post("/act", act_body())
     assert (status, answer) == (200, {"action": {"type": "take_discard"}, "memo": "seat 0"})
 
@@ -35,7 +35,7 @@ def test_a_function_bot_has_the_info_it_is_given(
     status, info, _ = client(serve(bot)).get()
     assert status == 200
     assert info == {"apiversion": "1", "name": "last", "author": "me", "version": "2",
-                    "games": ["cactus"]}  # fmt: skip
+                    "games": ["cactus"], "capacity": 1}  # fmt: skip
 
 
 def test_what_as_bot_accepts() -> None:
@@ -79,3 +79,36 @@ def test_a_port_in_use_is_one_line_and_status_2(
         f"error: cannot listen on 127.0.0.1:{taken}: Address already in use "
         "(another port: --port N)"
     )
+
+
+def test_run_declares_a_function_thread_safe_and_gives_it_threads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    served: dict[str, Any] = {}
+
+    def fake_serve(bot: Bot, *args: Any, **kwargs: Any) -> None:
+        served.update(bot=bot, **kwargs)
+
+    monkeypatch.setattr("arenabot.server.serve", fake_serve)
+    run(last, ["--threads", "4"], name="last", thread_safe=True)
+    assert served["bot"].thread_safe is True and served["threads"] == 4
+    run(last, [], name="last")
+    assert served["bot"].thread_safe is False
+
+
+@pytest.mark.parametrize(
+    ("args", "thread_safe", "message"),
+    [
+        (["--threads", "2"], False, "--threads 2: last is not thread-safe, it takes one request "
+         "at a time (declare it thread_safe first: see the SDK's README)"),
+        (["--threads", "0"], True, "--threads must be at least 1, not 0"),
+    ],
+)  # fmt: skip
+def test_threads_a_bot_cannot_have_is_one_line_and_status_2(
+    capsys: pytest.CaptureFixture[str], args: list[str], thread_safe: bool, message: str
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        run(last, args, name="last", thread_safe=thread_safe)
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err.endswith(f"error: {message}\n") and err.count("\n") == 1

@@ -33,6 +33,21 @@ FILES = {
     "broken.py": "def act(view, legal_actions:\n    return legal_actions[0]\n",
     "crash.py": "LIMIT = 1 / 0\n",
     "needs.py": "import no_such_dependency\n",
+    "slow.py": (
+        "import time\n"
+        "from arenabot import Bot\n"
+        "class Slow(Bot):\n"
+        "    # 0.6 s for each of its first two decisions in a match; not thread-safe\n"
+        "    name, games = 'slow', ['cactus']\n"
+        "    def __init__(self):\n"
+        "        self.decisions = {}\n"
+        "    def on_act(self, request):\n"
+        "        seen = self.decisions.get(request['match_id'], 0)\n"
+        "        self.decisions[request['match_id']] = seen + 1\n"
+        "        if seen < 2:\n"
+        "            time.sleep(0.6)\n"
+        "        return request['legal_actions'][0]\n"
+    ),
     "needy.py": (
         "from arenabot import Bot\n"
         "class Needy(Bot):\n"
@@ -111,6 +126,10 @@ MISTAKES = [
     (["mybot:MyBot", "--matches", "ten"],
      "argument --matches: invalid int value: 'ten' (see --help)"),
     (["mybot:MyBot", "--seed", "1.5"], "argument --seed: invalid int value: '1.5' (see --help)"),
+    (["mybot:MyBot", "--concurrent", "0"], "--concurrent must be at least 1, not 0 (see --help)"),
+    (["mybot:MyBot", "--concurrent", "-1"], "--concurrent must be at least 1, not -1 (see --help)"),
+    (["mybot:MyBot", "--concurrent", "four"],
+     "argument --concurrent: invalid int value: 'four' (see --help)"),
     (["mybot:MyBot", "--rounds", "3"], "unrecognized arguments: --rounds 3 (see --help)"),
 ]  # fmt: skip
 
@@ -176,3 +195,29 @@ def test_the_defaults_play_every_game(here: Path, game: str) -> None:
     assert result.returncode == 0, result.stderr
     players = GAMES[game].min_players
     assert f"{game}: {players} players, 1 matches" in result.stdout
+
+
+def test_a_slow_bot_plays_concurrent_matches_without_a_timeout(here: Path) -> None:
+    """Four matches at once against a bot that is not thread-safe and takes 0.6 s a
+    decision: its requests would queue inside it, the last one past the 2 s deadline;
+    sent one at a time, as it declares, the wait is not counted and no decision is late."""
+    played = local(
+        "slow.py:Slow", "--matches", "4", "--concurrent", "4", "--options", '{"rounds": 1}',
+        cwd=here,
+    )  # fmt: skip
+    assert played.returncode == 0, played.stderr
+    assert "cactus: 2 players, 4 matches" in played.stdout
+    row = next(line.split() for line in played.stdout.splitlines() if line.startswith("slow"))
+    assert row[1] == "4" and row[-2] == "0"  # matches, faults
+    assert "4 matches at once; slow takes 1 request(s) at a time" in played.stdout
+
+
+def test_concurrent_matches_against_a_running_bot(here: Path, served: str) -> None:
+    played = local(
+        served, "--matches", "3", "--concurrent", "3", "--secret", "local-runner-secret",
+        cwd=here,
+    )  # fmt: skip
+    assert played.returncode == 0, played.stderr
+    row = next(line.split() for line in played.stdout.splitlines() if line.startswith("first"))
+    assert row[1] == "3" and row[-2] == "0"
+    assert "takes 1 request(s) at a time" in played.stdout

@@ -28,6 +28,7 @@ def test_get_root_gives_the_bot_info_unsigned(serve: Serve, client: Connect) -> 
         "author": "tests",
         "version": "1.2",
         "games": ["cactus"],
+        "capacity": 1,
     }
     assert response.getheader("Content-Type") == "application/json"
 
@@ -190,9 +191,11 @@ def test_an_answer_that_is_not_json_is_500(serve: Serve, client: Connect) -> Non
     assert "TypeError" in body["error"]
 
 
-def test_keep_alive_serves_two_requests_on_one_connection(serve: Serve, client: Connect) -> None:
+def test_keep_alive_serves_two_requests_on_one_connection(
+    serve: Serve, client: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
     server = serve(EchoBot())
-    accepted = _count_accepts(server)
+    accepted = _record_writes(server, monkeypatch)
     c = client(server)
     assert c.post("/act", act_body())[0] == 200
     sock = c.conn.sock
@@ -215,9 +218,11 @@ def test_an_http_1_0_request_is_answered_then_closed(serve: Serve) -> None:
     assert json.loads(body)["name"] == "echo"
 
 
-def test_each_response_is_one_sendall_on_a_nodelay_socket(serve: Serve, client: Connect) -> None:
+def test_each_response_is_one_write_on_a_nodelay_socket(
+    serve: Serve, client: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
     server = serve(EchoBot())
-    sockets = _count_accepts(server)
+    sockets = _record_writes(server, monkeypatch)
     c = client(server)
     rounds = 50
     for i in range(rounds):
@@ -227,11 +232,10 @@ def test_each_response_is_one_sendall_on_a_nodelay_socket(serve: Serve, client: 
     c.get("/")
     c.get("/missing")
     assert len(sockets) == 1
-    counting = sockets[0]
-    assert counting.sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
-    assert counting.sends == 0  # no partial socket.send
-    assert len(counting.writes) == rounds + 3
-    for write in counting.writes:  # each write is a whole response: head and body
+    (writes,) = sockets.values()
+    assert all(nodelay for _, nodelay in writes)
+    assert len(writes) == rounds + 3
+    for write, _ in writes:  # each write is a whole response: head and body
         head, _, body = write.partition(b"\r\n\r\n")
         assert head.startswith(b"HTTP/1.1 ")
         length = next(
@@ -284,10 +288,10 @@ def test_close_ends_idle_keep_alive_connections(client: Connect) -> None:
     server.serve_in_background()
     c = client(server)
     assert c.post("/act", act_body())[0] == 200
-    handlers = [t for t in server._connections.values()]
-    assert len(handlers) == 1 and handlers[0].is_alive()
+    assert c.conn.sock is not None
     server.close()
-    assert not handlers[0].is_alive()
+    assert c.conn.sock.recv(1) == b""  # the server's end is closed
+    assert not [t for t in threading.enumerate() if t.name.startswith("arenabot-")]
     with pytest.raises(OSError):
         c.post("/act", act_body())
 
@@ -319,39 +323,28 @@ def test_run_reads_the_command_line_and_the_environment(
 # -- helpers -----------------------------------------------------------------------------
 
 
-class CountingSocket:
-    """An accepted socket that records every write the server makes on it."""
+def _record_writes(
+    server: BotServer, monkeypatch: pytest.MonkeyPatch
+) -> dict[Any, list[tuple[bytes, bool]]]:
+    """Every write the server makes on the sockets it accepted from now on, by client
+    address: its bytes, and whether TCP_NODELAY was on."""
+    writes: dict[Any, list[tuple[bytes, bool]]] = {}
 
-    def __init__(self, sock: socket.socket):
-        self.sock = sock
-        self.writes: list[bytes] = []
-        self.sends = 0
+    def recording(name: str) -> Callable[..., Any]:
+        original = getattr(socket.socket, name)
 
-    def sendall(self, data: bytes, *args: Any) -> None:
-        self.writes.append(bytes(data))
-        self.sock.sendall(data, *args)
+        def write(sock: socket.socket, data: Any, *args: Any) -> Any:
+            tcp = sock.family in (socket.AF_INET, socket.AF_INET6)
+            if tcp and sock.getsockname()[1] == server.port:
+                nodelay = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+                writes.setdefault(sock.getpeername(), []).append((bytes(data), nodelay))
+            return original(sock, data, *args)
 
-    def send(self, data: bytes, *args: Any) -> int:
-        self.sends += 1
-        return self.sock.send(data, *args)
+        return write
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.sock, name)
-
-
-def _count_accepts(server: BotServer) -> list[CountingSocket]:
-    """Wrap every socket the server accepts from now on; the list fills as it accepts."""
-    accepted: list[CountingSocket] = []
-    original = server.get_request
-
-    def get_request() -> tuple[Any, Any]:
-        sock, address = original()
-        counting = CountingSocket(sock)
-        accepted.append(counting)
-        return counting, address
-
-    server.get_request = get_request  # type: ignore[method-assign]
-    return accepted
+    for name in ("send", "sendall", "sendmsg"):
+        monkeypatch.setattr(socket.socket, name, recording(name))
+    return writes
 
 
 def _in_parallel(clients: list[Client], rounds: int) -> list[int]:

@@ -49,6 +49,21 @@ curl http://127.0.0.1:9000/            # what the arena sees at registration
 `--port` (default 9000), `--host` (`0.0.0.0` to be reachable from other machines),
 `--secret` (default: the `ARENA_BOT_SECRET` environment variable).
 
+## Time
+
+Each decision must be answered within its `deadline_ms` (2000 on a standard arena, plus
+a small network grace). A late answer is a fault: the arena plays a default action for
+the bot and counts a strike; after 3 strikes the bot plays the rest of the match on
+default actions and ranks last. The arena plays many matches at once: `act` is called
+for one decision at a time (`THREAD_SAFE = False` in `{file}`), and the arena, told so
+by `GET /`, sends one request at a time and does not count the wait against the
+deadline. A slow `act` makes its matches longer; it does not make them time out. Try it
+as the arena plays it, several matches at once:
+
+```sh
+python -m arenabot.local {file}:act --game {game} --opponents {opponents} --concurrent 4
+```
+
 ## Enter it in an arena
 
 1. Choose a signing secret: 16 to 128 printable ASCII characters, no spaces

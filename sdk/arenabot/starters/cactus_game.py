@@ -15,6 +15,11 @@ from arenabot.views import cactus_game, of_type
 
 NAME = "starter-cactus-game"
 GAMES = ["cactus-game"]
+# False: act is called for one decision at a time, and the arena, told so, sends one
+# request at a time without counting the wait against a decision's deadline.  True only
+# if act may run in several threads at once and spends its time waiting (on a remote
+# service, say), not computing: see "Deadline and concurrency" in the SDK's README.
+THREAD_SAFE = False
 rng = random.Random()
 
 
@@ -51,4 +56,4 @@ def stop_a_thief(view: dict, legal_actions: list[dict]) -> dict:
 
 
 if __name__ == "__main__":
-    run(act, name=NAME, games=GAMES)
+    run(act, name=NAME, games=GAMES, thread_safe=THREAD_SAFE)
