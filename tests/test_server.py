@@ -3,11 +3,14 @@ bots: tournaments, duplicate deliveries, concurrent results and rating rebuilds.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import ExitStack
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 from arenabot import make_server
@@ -18,6 +21,7 @@ from arena.models import Match, MatchSeat, Rating, RatingChange, Replay
 from arena.replay import check
 from arena.tasks import enqueue_matches, rebuild_ratings
 from sample_bots.policy_bot import PolicyBot
+from tests.badbots import serving
 from tests.lanes import Lane, lane, wait_for
 
 pytestmark = pytest.mark.xdist_group("server")
@@ -249,3 +253,87 @@ def test_the_worker_survives_a_bot_that_disappears(server, api, bots):
     record = api.get(f"/api/matches/{match_id}/replay").json
     assert record["outcome"]["struck_out"] == [0]
     assert record["outcome"]["ranks"][0] == 2
+
+
+class OneAtATime(BaseHTTPRequestHandler):
+    """A bot that declares it takes one request at a time (``capacity`` 1), thinks a
+    little and plays the last legal action; it counts the requests it ever had at once,
+    from their first byte to their answer."""
+
+    protocol_version = "HTTP/1.1"
+    THINK = 0.02
+    lock = threading.Lock()
+    at_once = most_at_once = 0
+
+    def log_message(self, *args: object) -> None:  # quiet
+        pass
+
+    def _send(self, body: object) -> None:
+        data = json.dumps(body).encode()
+        self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n")
+        self.wfile.write(b"Content-Length: %d\r\n\r\n%s" % (len(data), data))
+
+    def do_GET(self) -> None:
+        self._send({"apiversion": "1", "name": "one", "games": ["cactus"], "capacity": 1})
+
+    def do_POST(self) -> None:
+        cls = type(self)
+        with cls.lock:
+            cls.at_once += 1
+            cls.most_at_once = max(cls.most_at_once, cls.at_once)
+        try:
+            payload = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            if self.path == "/act":
+                time.sleep(self.THINK)
+                self._send({"action": payload["legal_actions"][-1]})
+            else:
+                self._send({})
+        finally:
+            with cls.lock:
+                cls.at_once -= 1
+
+
+def test_a_bot_that_takes_one_request_at_a_time_gets_one_from_every_worker_together(
+    server, api, bots
+):
+    """Two worker processes, holding two matches each, play a round robin in which a bot
+    that takes one request at a time has four matches: it never has two requests at once
+    (each worker would otherwise send it one, and the second would wait inside the bot
+    with its deadline running), and it is never charged a fault."""
+    bot = type("Counting", (OneAtATime,), {})
+    with ExitStack() as stack:
+        # two workers that hold two matches each: both play the bot's matches at once
+        server.stop_workers()
+        stack.callback(lambda: [server.start_worker() for _ in range(2)])  # the lane's own
+        stack.callback(server.stop_workers)
+        for _ in range(2):
+            server.start_worker("--concurrency=2")
+        url = stack.enter_context(serving(bot))
+        answer = api.post(
+            "/api/bots",
+            json={"name": f"{server.name}-one-at-a-time", "endpoint": url, "owner": "tests"},
+        )
+        assert answer.status_code == 201, answer.json
+        assert answer.json["info"]["capacity"] == 1
+        slow = answer.json["id"]
+        answer = api.post(
+            "/api/tournaments",
+            json={"name": "one at a time", "game": "cactus", "seed": 5,
+                  "bot_ids": [slow, *bots["cactus"][:2]], "seats_per_match": 2,
+                  "games_per_pairing": 2},
+        )  # fmt: skip
+        assert answer.status_code == 201, answer.json
+        tid = answer.json["id"]
+        wait_for(
+            lambda: api.get(f"/api/tournaments/{tid}").json["status"] == "finished",
+            timeout=180,
+            what="the round robin with a slow bot",
+        )
+    assert bot.most_at_once == 1
+    with server.db.session() as s:
+        strikes = s.scalars(
+            select(MatchSeat.strikes)
+            .join(Match)
+            .where(Match.tournament_id == tid, MatchSeat.bot_id == slow)
+        ).all()
+    assert len(strikes) == 4 and set(strikes) == {0}
