@@ -262,9 +262,12 @@ def send_matches(match_ids: list[int]) -> int:
 
 
 @celery.task(bind=True, name="arena.run_match", acks_late=True, reject_on_worker_lost=True)
-def run_match(self: Any, match_id: int) -> str:
+def run_match(self: Any, match_id: int, waiting: bool = False) -> str:
+    """Play the match; ``waiting``: a message this task sent itself while the match's bot
+    played in another worker (not a message the broker still had: see ``Warden.resend``)."""
     warden = _warden()
-    warden.delivered()
+    if not waiting:
+        warden.delivered()
     try:
         played = play_match(_db(), _config(), match_id, warden)
     except MatchNotPlayed as exc:
@@ -272,7 +275,7 @@ def run_match(self: Any, match_id: int) -> str:
         raise self.retry(exc=exc, countdown=2, max_retries=MAX_FAILURES) from exc
     if played == lifecycle.BUSY:
         # another worker sends the requests of one of its bots: wait for it to finish
-        raise self.retry(countdown=BUSY_RETRY_SECONDS, max_retries=None)
+        raise self.retry(countdown=BUSY_RETRY_SECONDS, max_retries=None, kwargs={"waiting": True})
     return played
 
 
