@@ -30,7 +30,16 @@ import json
 import math
 from typing import Any
 
-from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    render_template,
+    request,
+    send_file,
+    url_for,
+)
 from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session, aliased, selectinload
 from werkzeug.http import quote_etag
@@ -54,6 +63,7 @@ from arena.models import (
 )
 from arena.replay import describe_fault, fault_reason, seat_fault_reason
 from arena.web import charts
+from arena.web.viewer import drawing_path
 
 bp = Blueprint("web", __name__)
 
@@ -776,6 +786,7 @@ def match(match_id: int) -> Response:
             etag=quote_etag(etag, weak=True),
             viewer=not others and (record is not None or live),
             game=found.game,
+            drawing=drawing_path(found.game) is not None,
             players=players,
             perspectives=perspectives,
             initial="public" if live and not everyone else "all",
@@ -785,6 +796,15 @@ def match(match_id: int) -> Response:
             live=live,
         )
         return _validators(Response(body, mimetype="text/html"), etag)
+
+
+@bp.get("/games/<game_id>/viewer.js")
+def game_drawing(game_id: str) -> Response:
+    """A game's drawing for the replay viewer: the ``viewer.js`` of its folder."""
+    path = drawing_path(game_id)
+    if path is None:
+        abort(404, f"There is no game {game_id}.")
+    return send_file(path, mimetype="text/javascript")
 
 
 def _seat_name(match: Match, seat: int) -> str:

@@ -1,6 +1,7 @@
 """A match record as one self-contained HTML page: the replay viewer of the match pages,
-with its style, its script and the frames of each perspective inside the file, for
-``arena view`` (a replay written by ``arena play --replay``, opened without a server).
+with its style, its scripts (the viewer's core and the game's drawing) and the frames of
+each perspective inside the file, for ``arena view`` (a replay written by ``arena play
+--replay``, opened without a server).
 
 With ``seat`` the page holds that seat's frames alone: a file to hand to a bot's author
 that shows exactly what their bot knew, and nothing it could not see.
@@ -14,6 +15,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from arena.frames import ALL, PUBLIC, compact, record_events, record_frames
+from arena.web.viewer import core_script, drawing_script
 
 
 def perspectives_of(record: dict[str, Any], seat: int | None) -> dict[str, dict[str, Any]]:
@@ -56,6 +58,7 @@ def render(record: dict[str, Any], seat: int | None = None) -> str:
         frames_url=None,
         data={"game": record["game"], "perspectives": perspectives},
         style=(static / "arena.css").read_text(encoding="utf-8"),
-        script=(static / "replay.js").read_text(encoding="utf-8"),
+        script=core_script(),
+        drawing=drawing_script(record["game"]),
         seat=seat,
     )

@@ -1,14 +1,42 @@
-// The replay viewer: draws the table of a match at every step, from one perspective:
-// "all" (every card face up, once the match is over), "public" (what someone at no seat
-// may know: the only one of a match being played, unless its organiser opened the
-// others) or one seat (exactly what that seat knew at that step, from the engine's own
-// view of it).  The frames come from GET /api/matches/<id>/frames, one perspective at a
-// time, so a seat's page never holds another seat's cards; a replay file opened with
-// `arena view` carries them in the page instead.  Everything is built with textContent
-// (no HTML from a record ever reaches the page as markup).
+// The replay viewer's core: shows a match at every step, from one perspective: "all"
+// (every card face up, once the match is over), "public" (what someone at no seat may
+// know: the only one of a match being played, unless its organiser opened the others) or
+// one seat (exactly what that seat knew at that step, from the engine's own view of it).
+// The frames come from GET /api/matches/<id>/frames, one perspective at a time, so a
+// seat's page never holds another seat's cards; a replay file opened with `arena view`
+// carries them in the page instead.  Everything is built with textContent (no HTML from a
+// record ever reaches the page as markup).
+//
+// The core knows no game: it holds the controls, the perspectives, the loading and live
+// polling of frames, the links, the log, the decisions and the pieces a table is built
+// of.  Each game draws its own table in a script beside its rules
+// (arena/games/<game>/viewer.js), which the page loads after this one and which
+// registers itself with one call:
+//
+//   ArenaViewer.register("<game id>", (kit) => ({
+//     events: { <event type>: (event) => parts, ... },  // the log's sentence per event
+//     table: (view, frame) => [center, seatAreas],      // the table at one step
+//   }));
+//
+// The core calls the function once, when the page is ready, with the kit: the pieces
+// below (el, card, cards, player, seats, perSeat, plural, humanize, seatPanel, faceDown,
+// faceUp, pile, fact, describe).  "parts" are what el() takes as children: strings,
+// nodes, arrays of them, and "" or null for nothing.  `view` is the frame's view (the
+// engine's view of the perspective's seat, or the whole or public table), `frame` the
+// step (its events and decisions); `center` is one node, `seatAreas` one seatPanel() per
+// seat.  Both members are optional: an event type a game leaves out gets the core's
+// sentence (turn, match_over) or its raw fields, as does one whose sentence throws; with
+// no table (or none registered for the page's game) the log and decisions are shown alone.
 "use strict";
 
 (function () {
+  const registered = new Map(); // game id -> the function that makes its drawing
+  window.ArenaViewer = Object.freeze({
+    register(gameId, makeDrawing) {
+      registered.set(String(gameId), makeDrawing);
+    },
+  });
+
   const root = document.getElementById("replay");
   if (!root) return;
 
@@ -93,7 +121,7 @@
       node.title = text;
       return node;
     }
-    // Cactus Game's cards are kinds ("ask_for_a_card"): show them as words
+    // a card that is not a French card is a kind of card ("ask_for_a_card"): in words
     const node = el("span", "card kind", [humanize(text)]);
     node.dataset.card = text;
     return node;
@@ -129,16 +157,15 @@
     return list.map((s, i) => [i ? ", " : "", player(s)]);
   }
 
-  function slotsSeen(seen) {
-    return (seen || []).map((s, i) => [i ? ", " : "", "slot " + s.slot + " ", card(s.card)]);
-  }
-
   function shortJSON(value) {
     const text = JSON.stringify(value);
     return text.length > 160 ? text.slice(0, 157) + "…" : text;
   }
 
-  // ---------------------------------------------------------------- events, per game
+  // ---------------------------------------------------------------- events
+  let drawing = {}; // the game's { events, table }: made once the page is ready (start)
+
+  // the sentences of events any game may emit, unless the game has its own
   const common = {
     turn: (e) => ["Turn " + e.turn + ": ", player(e.player), " to play"],
     match_over: (e) => [
@@ -147,231 +174,6 @@
       e.scores ? [" · scores: ", perSeat(e.scores)] : "",
     ],
   };
-
-  const describers = {
-    cactus: {
-      deal: (e) => [
-        "Round " + e.round + ": ",
-        player(e.dealer),
-        " deals, ",
-        player(e.starter),
-        " starts; " + plural((e.slots && e.slots[0] ? e.slots[0].length : 0), "face-down card") +
-          " each",
-      ],
-      initial_peek: (e) => [player(e.player), " looks at their cards: ", slotsSeen(e.seen)],
-      eight_peek: (e) => [player(e.player), " peeks: ", slotsSeen(e.seen)],
-      power_peek: (e) => [player(e.player), " peeks: ", slotsSeen(e.seen)],
-      draw: (e) => [player(e.player), " draws from the " + (e.source || "stock")],
-      draw_skipped: (e) => [player(e.player), " cannot draw: there is no card left"],
-      drawn: (e) => [player(e.player), " drew ", card(e.card)],
-      take_discard: (e) => [player(e.player), " takes ", card(e.card), " from the discard pile"],
-      swap: (e) => [
-        player(e.player),
-        " puts the " + (e.source === "discard" ? "discard pile's" : "drawn") + " card in slot " +
-          e.slot + " and discards ",
-        card(e.card),
-      ],
-      discard: (e) => [player(e.player), " discards ", card(e.card)],
-      snap: (e) => [
-        player(e.player),
-        " snaps slot " + e.slot + ": ",
-        card(e.card),
-        e.correct ? " — right" : " — wrong",
-      ],
-      penalty_card: (e) => [player(e.player), " takes a penalty card into slot " + e.slot],
-      power: (e) => {
-        if (e.power === "peek_other") {
-          return [player(e.player), " peeks at ", player(e.target), "'s slot " + e.slot];
-        }
-        if (e.power === "blind_swap") {
-          return [
-            player(e.player),
-            " swaps their slot " + e.slot + " unseen with ",
-            player(e.target),
-            "'s slot " + e.other_slot,
-          ];
-        }
-        const slots = Array.isArray(e.slots) ? " on slot " + e.slots.join(", ") : "";
-        return [player(e.player), " uses the power " + humanize(e.power) + slots];
-      },
-      seen: (e) => ["Seen: ", player(e.player), "'s slot " + e.slot + " is ", card(e.card)],
-      call: (e) => [player(e.player), " calls Cactus!"],
-      reshuffle: (e) => [
-        "The discard pile is shuffled into a new stock of " + plural(e.stock, "card"),
-      ],
-      reveal: (e) =>
-        [
-          "Cards revealed: ",
-          (e.layouts || []).map((layout, seat) => [
-            seat ? "; " : "",
-            player(seat),
-            ": ",
-            layout
-              .slice()
-              .sort((a, b) => a.slot - b.slot)
-              .map((s, i) => [i ? " " : "", card(s.card)]),
-            e.totals ? " = " + e.totals[seat] : "",
-          ]),
-        ],
-      tas_de_merde: (e) => [player(e.player), " draws ", card(e.card), "; tally " + e.tally],
-      round_result: (e) => [
-        "Round " + e.round + " over. Totals: ",
-        perSeat(e.totals),
-        e.caller !== null && e.caller !== undefined ? [" · called by ", player(e.caller)] : "",
-        Array.isArray(e.winners)
-          ? e.winners.length
-            ? [" · won by ", seats(e.winners)]
-            : " · no winner"
-          : "",
-        e.points ? [" · points: ", perSeat(e.points)] : "",
-        e.penalties ? [" · penalties: ", perSeat(e.penalties)] : "",
-      ],
-      turn: common.turn,
-      match_over: common.match_over,
-    },
-    "cactus-game": {
-      deal: (e) => [
-        "New deal: " + plural((e.hand_sizes || [])[0], "card") + " each, " +
-          plural(e.draw_pile, "card") + " in the draw pile; ",
-        player(e.first),
-        " starts",
-        e.target !== undefined && e.target !== null ? "; " + e.target + " points to win" : "",
-      ],
-      dealt: (e) => [player(e.player), " is dealt ", cards(e.cards)],
-      play: (e) => [
-        player(e.player),
-        " plays ",
-        card(e.card),
-        e.target !== undefined && e.target !== null ? [" against ", player(e.target)] : "",
-        e.named ? [" naming ", card(e.named)] : "",
-      ],
-      play_set: (e) => [player(e.player), " plays the set ", cards(e.cards)],
-      stop: (e) => [
-        player(e.player),
-        " plays Stop against ",
-        player(e.against),
-        " (chain of " + e.chain + ")",
-      ],
-      resolve: (e) => [
-        card(e.card),
-        " of ",
-        player(e.player),
-        e.stopped ? " is stopped" : " takes effect",
-        e.stops ? " after " + plural(e.stops, "Stop") : "",
-      ],
-      draw: (e) => [
-        player(e.player),
-        " draws " + plural(e.count, "card"),
-        Array.isArray(e.cards) ? [": ", cards(e.cards)] : "",
-      ],
-      gain: (e) => [
-        player(e.player),
-        " gains " + plural(e.count, "point"),
-        e.reason ? " (" + humanize(e.reason) + ")" : "",
-      ],
-      ask: (e) => [
-        player(e.player),
-        " asks ",
-        player(e.from),
-        " for ",
-        card(e.named),
-        e.given ? " and gets it" : ": not given",
-      ],
-      look: (e) => [
-        player(e.player),
-        " looks at ",
-        player(e.target),
-        "'s hand (" + plural(e.count, "card") + ")",
-        Array.isArray(e.cards) ? [": ", cards(e.cards)] : "",
-      ],
-      take: (e) => [
-        player(e.player),
-        " takes ",
-        e.card !== undefined ? card(e.card) : plural(e.count, "card"),
-        " from ",
-        player(e.from),
-      ],
-      steal_card: (e) => [
-        player(e.player),
-        " steals ",
-        e.card !== undefined ? card(e.card) : plural(e.count, "card"),
-        " from ",
-        player(e.from),
-      ],
-      swap_hands: (e) => [
-        player(e.player),
-        " swaps the hands of ",
-        seats(e.players),
-        Array.isArray(e.cards) ? [": the new hand is ", cards(e.cards)] : "",
-      ],
-      steal_point: (e) => [
-        player(e.player),
-        " steals " + plural(e.count, "point") + " from ",
-        player(e.from),
-      ],
-      reshuffle: (e) => [
-        "The discards are shuffled into a new draw pile of " + plural(e.draw_pile, "card"),
-      ],
-      game_over: (e) => [
-        "Game over: ",
-        e.winner !== null && e.winner !== undefined ? [player(e.winner), " wins"] : "no winner",
-        e.reason ? " (" + humanize(e.reason) + ")" : "",
-        e.points ? [". Points: ", perSeat(e.points)] : "",
-      ],
-      turn: common.turn,
-      match_over: common.match_over,
-    },
-    president: {
-      deal: (e) => [
-        "Round " + e.round + ": ",
-        player(e.dealer),
-        " deals " + plural(e.hand_size, "card") + " each",
-        Array.isArray(e.roles) && e.roles.some((r) => r)
-          ? [" · roles: ", perSeat(e.roles, (r) => (r ? humanize(r) : "–"))]
-          : "",
-        e.reversed ? " · order reversed" : "",
-      ],
-      hand: (e) => [player(e.seat), "'s hand: ", cards(e.cards)],
-      leftover: (e) => ["Left over, out of play: ", cards(e.cards)],
-      play: (e) => [player(e.seat), " plays ", cards(e.cards)],
-      pass: (e) => [player(e.seat), " passes"],
-      trick_over: (e) => [
-        "Trick won by ",
-        player(e.winner),
-        e.why ? " (" + (TRICK_ENDS[e.why] || humanize(e.why)) + ")" : "",
-        e.leader !== undefined && e.leader !== e.winner ? ["; ", player(e.leader), " leads"] : "",
-      ],
-      out: (e) => [
-        player(e.seat),
-        " is out, place " + e.place,
-        e.forbidden ? " (finished on a forbidden card)" : "",
-      ],
-      revolution: (e) => ["Revolution! The order is now ", String(e.order)],
-      exchange: (e) => [
-        player(e.giver),
-        " gives " + plural(e.count, "card") + " to ",
-        player(e.receiver),
-      ],
-      exchange_cards: (e) => [
-        player(e.giver),
-        " gives ",
-        cards(e.cards),
-        " to ",
-        player(e.receiver),
-      ],
-      round_over: (e) => [
-        "Round " + e.round + " over. Finishing order: ",
-        seats(e.order),
-        e.roles ? [" · roles: ", perSeat(e.roles, (r) => (r ? humanize(r) : "–"))] : "",
-        e.scores ? [" · scores: ", perSeat(e.scores)] : "",
-      ],
-      turn: (e) => ["Turn: ", player(e.player), " to play"],
-      match_over: common.match_over,
-    },
-  };
-
-  const TRICK_ENDS = { cut: "cut", passes: "everyone else passed" };
-
 
   function visibility(e) {
     if (e.to === "public") return el("span", "vis vis-public", ["public"]);
@@ -393,8 +195,8 @@
   }
 
   function describe(e) {
-    const table = describers[game] || {};
-    const render = table[e.type] || common[e.type];
+    const own = drawing.events || {};
+    const render = own[e.type] || common[e.type];
     if (render) {
       try {
         return { known: true, parts: render(e) };
@@ -450,7 +252,7 @@
     return (value < 10 ? value.toFixed(2) : value.toFixed(0)) + " ms";
   }
 
-  // ---------------------------------------------------------------- the table, per game
+  // ---------------------------------------------------------------- the table
   function seatName(seat) {
     const name = players[seat];
     return name !== undefined ? name : "seat " + seat;
@@ -514,183 +316,9 @@
     return el("div", "fact", [el("span", "fact-label", [label + " "]), value]);
   }
 
-  function scoreText(view, seat) {
-    const s = view.scores || {};
-    const parts = [];
-    if (s.penalty) parts.push("penalty " + s.penalty[seat]);
-    if (s.wins) parts.push(plural(s.wins[seat], "win"));
-    if (s.sum_totals) parts.push("totals " + s.sum_totals[seat]);
-    if (s.tally) parts.push("tally " + s.tally[seat]);
-    if (s.points) parts.push(plural(s.points[seat], "point"));
-    return parts.join(" · ");
-  }
-
-  const tables = {
-    cactus: (view, frame) => {
-      const seatsDrawn = (view.layouts || []).map((layout, seat) => {
-        const slots = layout.slice().sort((a, b) => a.slot - b.slot);
-        const grid = el(
-          "div",
-          "layout",
-          slots.map((s) => {
-            const cell = el("div", "slot", [card(s.card), el("span", "slot-id", [String(s.slot)])]);
-            cell.dataset.slot = String(s.slot);
-            return cell;
-          }),
-        );
-        const parts = [grid];
-        if (view.drawn !== null && view.drawn !== undefined && view.to_move === seat) {
-          parts.push(el("div", "drawn", ["In hand: ", card(view.drawn)]));
-        }
-        parts.push(el("div", "muted score", [scoreText(view, seat)]));
-        return seatPanel(seat, frame, parts, [
-          view.to_move === seat && view.phase !== "over" ? { text: "to play", cls: "to-play" } : null,
-          view.dealer === seat ? { text: "dealer" } : null,
-          view.called_by === seat ? { text: "called Cactus", cls: "called" } : null,
-        ]);
-      });
-      const discard = view.discard || [];
-      const center = el("div", "center", [
-        pile("Stock", view.stock),
-        pile("Discard", discard.length, discard.length ? discard[discard.length - 1] : null),
-        fact("Round", String(view.round)),
-        fact("Turn", String(view.turn)),
-        fact("Phase", humanize(view.phase || "")),
-        view.phase === "snap" ? el("div", "banner", ["Snap window open: anyone may throw a match"]) : "",
-        view.called_by !== null && view.called_by !== undefined
-          ? el("div", "banner", [player(view.called_by), " called Cactus"])
-          : "",
-      ]);
-      return [center, seatsDrawn];
-    },
-
-    "cactus-game": (view, frame) => {
-      const seatsDrawn = (view.hand_sizes || []).map((size, seat) => {
-        let hand;
-        if (Array.isArray(view.hands)) hand = faceUp(view.hands[seat]);
-        else if (view.seat === seat && view.hand) hand = faceUp(view.hand.cards);
-        else hand = faceDown(size);
-        return seatPanel(
-          seat,
-          frame,
-          [hand, el("div", "score", [plural((view.points || [])[seat] || 0, "point")])],
-          [
-            view.player === seat && view.phase !== "over" ? { text: "to play", cls: "to-play" } : null,
-            { text: plural(size, "card") },
-          ],
-        );
-      });
-      const discard = (view.discard && view.discard.cards) || [];
-      const chain = view.chain
-        ? el("div", "banner chain", [
-            "Stop chain: ",
-            card(view.chain.card),
-            typeof view.chain.player === "number" ? [" by ", player(view.chain.player)] : "",
-            " · ",
-            plural((view.chain.stops || []).length, "Stop"),
-            (view.chain.stops || []).length ? [" (", seats(view.chain.stops), ")"] : "",
-          ])
-        : "";
-      const looked = view.looked
-        ? el("div", "banner", [player(view.player), " looked at ", player(view.looked.player), "'s hand: ", cards(view.looked.cards)])
-        : "";
-      const center = el("div", "center", [
-        pile("Draw pile", view.draw_pile),
-        pile("Discard", discard.length, discard.length ? discard[discard.length - 1] : null),
-        fact("Points left", String(view.point_supply)),
-        fact("Target", String(view.target)),
-        fact("Turn", String(view.turn)),
-        fact("Phase", humanize(view.phase || "")),
-        chain,
-        looked,
-        (view.this_turn || []).length
-          ? el("div", "banner this-turn", [
-              "This turn: ",
-              view.this_turn.map((play, i) => {
-                const text = describe(play);
-                return [i ? " · " : "", text.known ? text.parts : String(play.type)];
-              }),
-            ])
-          : "",
-      ]);
-      return [center, seatsDrawn];
-    },
-
-    president: (view, frame) => {
-      // places is the finishing order (PR-8): the seat in each place, first to last, null
-      // for a place nobody has taken yet (a forbidden finish takes the last one free)
-      const placeOf = (places, seat) =>
-        Array.isArray(places) && places.indexOf(seat) >= 0 ? places.indexOf(seat) + 1 : null;
-      const finished = (places) => {
-        const out = (Array.isArray(places) ? places : [])
-          .map((seat, i) => [i + 1, seat])
-          .filter((x) => x[1] !== null && x[1] !== undefined);
-        if (!out.length) return "";
-        const list = el(
-          "span",
-          "finished",
-          out.map(([place, seat], i) => {
-            const item = el("span", "finisher", [i ? ", " : "", "#" + place + " ", player(seat)]);
-            item.dataset.place = String(place);
-            item.dataset.seat = String(seat);
-            return item;
-          }),
-        );
-        return fact("Finished", list);
-      };
-      const trick = view.trick || {};
-      const passed = new Set(
-        (trick.plays || []).filter((p) => p.type === "pass").map((p) => p.seat),
-      );
-      const seatsDrawn = (view.hand_sizes || []).map((size, seat) => {
-        let hand;
-        if (Array.isArray(view.hands)) hand = faceUp(view.hands[seat]);
-        else if (view.seat === seat && Array.isArray(view.cards)) hand = faceUp(view.cards);
-        else hand = faceDown(size);
-        const role = (view.roles || [])[seat];
-        const place = placeOf(view.places, seat);
-        const exchange = view.seat === seat ? view.exchange : (view.exchanges || [])[seat];
-        const parts = [hand, el("div", "muted score", ["score " + (view.scores || [])[seat]])];
-        if (exchange && (exchange.gave || exchange.received)) {
-          parts.push(
-            el("div", "exchange", [
-              exchange.gave ? ["gave ", cards(exchange.gave.cards), " "] : "",
-              exchange.received ? ["received ", cards(exchange.received.cards)] : "",
-            ]),
-          );
-        }
-        return seatPanel(seat, frame, parts, [
-          role ? { text: humanize(role), cls: "role" } : null,
-          place ? { text: "out #" + place, cls: "place" } : null,
-          passed.has(seat) ? { text: "passed", cls: "passed" } : null,
-          trick.by === seat ? { text: "leads the trick", cls: "to-play" } : null,
-          { text: plural(size, "card") },
-        ]);
-      });
-      const plays = (trick.plays || []).filter((p) => p.type === "play");
-      const center = el("div", "center", [
-        el("div", "trick", [
-          el("span", "pile-label", ["Trick"]),
-          plays.length
-            ? plays.map((p) => el("span", "play", [player(p.seat), " ", cards(p.cards)]))
-            : el("span", "muted", ["empty: a lead is due"]),
-        ]),
-        fact("Round", String(view.round)),
-        fact("Phase", humanize(view.phase || "")),
-        view.reversed ? el("div", "banner", ["Revolution in force: the order is reversed"]) : "",
-        fact("Order", (view.rank_order || []).join(" ")),
-        view.leftover && view.leftover.cards && view.leftover.cards.length
-          ? fact("Left over", cards(view.leftover.cards))
-          : "",
-        finished(view.places),
-      ]);
-      return [center, seatsDrawn];
-    },
-  };
-
   function drawTable(frame) {
     tablePane.replaceChildren();
-    const draw = tables[game];
+    const draw = drawing.table;
     if (!frame || !frame.view || !draw) return;
     let parts;
     try {
@@ -1098,15 +726,50 @@
   const initial = root.dataset.initial || "all";
   if (embedded && embedded.perspectives) applyOpen(Object.keys(embedded.perspectives));
   else applyOpen(JSON.parse(root.dataset.open || "[]"));
-  const start = wanted !== null && openPerspectives.indexOf(wanted) >= 0 ? wanted : initial;
+  const first = wanted !== null && openPerspectives.indexOf(wanted) >= 0 ? wanted : initial;
   const stepParam = params.get("step");
   const eventParam = params.get("event");
-  setPerspective(start, stepParam !== null ? Number(stepParam) || 0 : undefined).then(() => {
-    if (stepParam === null && eventParam !== null) {
-      const wantedEvent = Number(eventParam) - 1;
-      let at = 0;
-      while (at + 1 < frames.length && eventStarts[at + 1] <= wantedEvent) at += 1;
-      go(at);
-    }
+
+  // the pieces a game's drawing is built of (the interface in this file's header)
+  const kit = Object.freeze({
+    el,
+    card,
+    cards,
+    player,
+    seats,
+    perSeat,
+    plural,
+    humanize,
+    seatPanel,
+    faceDown,
+    faceUp,
+    pile,
+    fact,
+    describe,
   });
+
+  // The game's script comes after this one (deferred, or inline further down the page),
+  // so it has registered once the document is parsed: deferred scripts run while the
+  // state is "interactive", before DOMContentLoaded.
+  function start() {
+    const makeDrawing = registered.get(game);
+    if (makeDrawing) {
+      try {
+        drawing = makeDrawing(kit) || {};
+      } catch (err) {
+        drawing = {}; // a broken drawing: the log and the decisions still show the match
+      }
+    }
+    setPerspective(first, stepParam !== null ? Number(stepParam) || 0 : undefined).then(() => {
+      if (stepParam === null && eventParam !== null) {
+        const wantedEvent = Number(eventParam) - 1;
+        let at = 0;
+        while (at + 1 < frames.length && eventStarts[at + 1] <= wantedEvent) at += 1;
+        go(at);
+      }
+    });
+  }
+
+  if (document.readyState === "complete") start();
+  else document.addEventListener("DOMContentLoaded", start);
 })();
