@@ -717,7 +717,7 @@ def test_pv15_the_leak_oracle_catches_the_face_down_pile_shown_as_played(
 
 
 def test_presets_are_documented_option_bundles() -> None:
-    """Presets: the base rules of seed 003 and house rules it describes; each has a
+    """Presets: the base rules of the source and house rules it describes; each has a
     description and resolves (docs/rules/president.md, "Presets")."""
     assert set(PRESETS) == {"classique", "regle_des_4", "wizz", "revolutionnaire", "menteur"}
     listed = {p["name"]: p for p in GAME.preset_list()}
