@@ -321,6 +321,9 @@ CASES = [
       ["5x1", "BJx1"], turn=3, legal=["pass", "BJx1", "RJx1"]),
     C("PV-3", "the coloured Joker led wins the trick at once", {"jokers": True},
       [["3C"], ["RJ", "4C"], ["BJ", "5C"], ["6C"]], ["RJx1"], turn=1, tricks=[("cut", 1)]),
+    C("PV-3", "a black Joker nobody beats: its player leads once all pass", {"jokers": True},
+      [["3C"], ["9C", "4C"], ["BJ", "5C"], ["6C"]], ["9x1", "BJx1", "pass", "pass", "pass"],
+      turn=2, tricks=[("passes", 2)]),
     C("PV-3", "PV-7 a revolution leaves the Jokers on top",
       {"jokers": True, "revolution": True},
       [["6C"], ["5C", "5D", "5H", "5S", "KC"], ["3C", "BJ"], ["RJ", "4C"]],
@@ -388,6 +391,11 @@ CASES = [
       [["9C", "3C"], ["9D", "4C"], ["9H", "5C"], ["9S"], ["6C", "7C"]],
       ["9x1", "9x1", "9x1", "9x1"], lead=0, tricks=[("tabula_rasa", 4)],
       outs=[(3, 1, False)], turn=4),
+    C("PV-5", "8 players: the four 9s across the table, passes between", TABULA,
+      [["9C", "3C"], ["4C", "3D"], ["9D", "5C"], ["6C", "3H"], ["9H", "7C"], ["8C", "3S"],
+       ["10C", "4D"], ["9S", "JC"]],
+      ["9x1", "pass", "9x1", "pass", "9x1", "pass", "pass", "9x1"], lead=0,
+      tricks=[("tabula_rasa", 7)], turn=7),
     C("PV-5", "PV-16 two decks: six 9s of eight do not complete the rank",
       {**TABULA, "decks": 2},
       [["9C", "9D", "3C"], ["9H", "9S", "4C"], ["9C", "9D", "5C"], ["9H", "9S", "6C"],
@@ -434,6 +442,12 @@ CASES = [
     C("PV-7", "PV-1 four of a kind raised from a pair", {**REVOLUTION, "raise_count": True},
       [["3C"], ["6C", "6D", "4C"], ["9C", "9D", "9H", "9S", "5C"], ["7C"]],
       ["6x2", "9x4"], reversed=True, turn=3),
+    C("PV-7", "PV-3 ruling: three of a kind and a wild Joker make a revolution",
+      {**REVOLUTION, **WILD},
+      [["3C"], ["9C", "9D", "9H", "BJ", "4C"], ["5C"], ["6C"]], ["9x4+1j"], reversed=True),
+    # -- PV-9 putsch: none in the first round (no Trou du Cul yet)
+    C("PV-9", "no putsch in round 1", {"putsch": True},
+      [["3C"], ["4C"], ["5C"], ["6C"]], [], asked=[(1, "play")]),
     # -- PV-11 règle du 8
     C("PV-11", "a pair of 8s clears the trick", {"eight_clears": True},
       [["5C"], ["7C", "7D", "3C"], ["8C", "8D", "4C"], ["6C"]], ["7x2", "8x2"],
@@ -466,6 +480,9 @@ CASES = [
     C("PV-12", "a higher rank with more cards wizzes nobody", WIZZ,
       [["3C"], ["6C", "4C"], ["7C", "7D", "5C"], ["8C", "8D", "8H"]], ["6x1", "7x2"],
       wizz=[], turn=3, legal=["pass", "8x2", "8x3"]),
+    C("PV-12", "8 players: an equal three on a single wizzes three", WIZZ,
+      [["3C"], ["6C", "4C"], ["6D", "6H", "6S", "5C"], ["7C"], ["8C"], ["9C"], ["10C"], ["JC"]],
+      ["6x1", "6x3"], wizz=[[3, 4, 5]], turn=6, tricks=[]),
     C("PV-12", "PV-7 the 3s cut in a revolution", {**WIZZ, **REVOLUTION},
       [["6C"], ["5C", "5D", "5H", "5S", "KC"], ["3C", "3D", "JC"], ["7C"]],
       ["5x4", "pass", "pass", "pass", "Kx1", "3x2"], tricks=[("passes", 1), ("cut", 2)]),
@@ -498,6 +515,9 @@ CASES = [
     C("PV-13", "PV-3 a Joker alone beats a run", {**SUITES, "jokers": True},
       [["3C"], ["5C", "6C", "7C", "KC"], ["BJ", "4C"], ["4D"]], ["run:5:3x1"],
       turn=2, legal=["pass", "BJx1"]),
+    C("PV-13", "PV-3 a wild Joker is never alone, not even on a run", {**SUITES, **WILD},
+      [["3C"], ["5C", "6C", "7C", "KC"], ["BJ", "4C"], ["4D"]], ["run:5:3x1"],
+      turn=2, legal=["pass"]),
     # -- PV-14 rapidité
     C("PV-14", "the seat just before the player may throw", RAPIDITE,
       [["10H", "10S", "6C"], ["10C", "10D", "4C"], ["5C", "QC", "QD"], ["3C", "JC", "JD"]],
@@ -532,6 +552,14 @@ CASES = [
     C("PV-14", "PR-8 a throw of the last cards takes the thrower out", RAPIDITE,
       [["10H", "10S"], ["10C", "10D", "4C"], ["5C", "QC", "QD"], ["3C", "JC", "JD"]],
       ["10x2", "throw:10x2"], outs=[(0, 1, False)], turn=1),
+    # -- PV-15 menteur
+    C("PV-15", "no call: an announced four of a kind is a revolution, true or not",
+      {**MENTEUR, **REVOLUTION},
+      [["7C", "8C"], ["3C", "4C", "6C", "9D", "KC"], ["9C", "10C"], ["JC", "QC"]],
+      ["5x4", "lay:3x1", "lay:4x1", "lay:6x1", "lay:9x1", "pass@2"], reversed=True, turn=2),
+    C("PV-15", "PV-12 no call: an announced equal play wizzes", {**MENTEUR, **WIZZ},
+      [["7C", "8C"], ["3C", "4C"], ["9C", "10C"], ["JC", "QC"]],
+      ["5x1", "lay:3x1", "pass@2", "5x1", "lay:9x1", "pass@3"], wizz=[[3]], turn=0),
     # -- three readings of the source (docs/rules/president.md): PV-14 needs no equal play
     C("PV-14", "reading: the throw is the only equal play it allows", RAPIDITE,
       [["3C", "JC", "10S"], ["10C", "4C"], ["5C", "QC", "10D"], ["10H", "6C"]],
@@ -944,6 +972,32 @@ def test_pv9_ruling_a_jeu_blanc_in_the_penalty_round_cancels_the_penalty() -> No
     assert [r.get("ended_by") for r in state.round_results] == [None, "putsch", "jeu_blanc"]
     assert state.round_results[-1]["order"] == [1, 2, 0, 3]
     assert state.round == 4 and asked(state) == [(3, "putsch")]
+
+
+@pytest.mark.parametrize(
+    ("seat", "order", "points"),
+    [
+        (0, [2, 0, 1, 3], [0, 0, 0, -1]),  # another's coup: the putsch has failed
+        (3, [3, 0, 1, 2], [2, 1, 0, 4]),  # the putschist's own: it finishes Président
+    ],
+)
+def test_pv9_pv8_ruling_a_coup_in_the_putsch_round(
+    seat: int, order: list[int], points: list[int]
+) -> None:
+    """PV-9 with PV-8 (ruling): a coup d'état makes its player Président at once; when
+    that is not the putschist, the putsch has failed and every role comes back ("tous les
+    autres joueurs retrouvent la position qu'ils avaient avant que le putsch ne soit
+    lancé"); when it is, the putsch has succeeded and scores n."""
+    state = later_round([2, 0, 1, 3], {**PUTSCH, **COUP}, rounds=3)
+    play(state, "putsch")
+    hands = [["3C", "4C"], ["5C", "6C"], ["7C", "8C"], ["10C", "JC"]]
+    hands[seat] = [*NINES, "BJ", "KC"]
+    state.set_hands(hands, turn=seat)
+    play(state, "coup:9x5+1j")
+    result = state.round_results[-1]
+    assert result["ended_by"] == "coup_d_etat" and result["order"] == order
+    assert result["putsch"] == {"seat": 3, "succeeded": seat == 3}
+    assert result["points"] == points
 
 
 # -- PV-10 jeu blanc -------------------------------------------------------------------------
