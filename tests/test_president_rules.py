@@ -445,6 +445,11 @@ CASES = [
     C("PV-7", "PV-3 ruling: three of a kind and a wild Joker make a revolution",
       {**REVOLUTION, **WILD},
       [["3C"], ["9C", "9D", "9H", "BJ", "4C"], ["5C"], ["6C"]], ["9x4+1j"], reversed=True),
+    # -- PV-8 (the coups' orders after the round: the tests below the table)
+    C("PV-8", "ruling: a coup d'état takes the black Joker first",
+      {"jokers": True, "coup_d_etat": True},
+      [["3C"], ["9C", "9D", "9H", "9S", "RJ", "BJ", "KC"], ["5C"], ["6C"]], ["coup:9x5+1j"],
+      hand={1: ["KC", "RJ"]}, ended_by="coup_d_etat"),
     # -- PV-9 putsch: none in the first round (no Trou du Cul yet)
     C("PV-9", "no putsch in round 1", {"putsch": True},
       [["3C"], ["4C"], ["5C"], ["6C"]], [], asked=[(1, "play")]),
@@ -608,6 +613,23 @@ def test_pv7_the_order_reversed_on_each_rank() -> None:
             assert tricks(state)[-1] == ("cut", 1)
             continue
         assert legal(state) == ["pass"] + [f"{r}x1" for r in order[i + 1 :] if r != "5"], rank
+
+
+# -- PR-1 players and decks -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("deck", [52, 32])
+@pytest.mark.parametrize("players", range(3, 9))
+def test_pr1_three_to_eight_players_with_either_deck(players: int, deck: int) -> None:
+    """PR-1: 3 to 8 players, one deck of 52 or 32 cards (7 to ace); PR-3 the rest set
+    aside, so 32 cards for three players play as the source's "30 cartes pour 3 joueurs"."""
+    state = GAME.new_state(players, 1, {"deck": deck})
+    assert state.sizes == [deck // players] * players
+    assert len(state.leftover) == deck % players
+    ranks = {c[:-1] for hand in state.hand_view for c in hand} | {
+        c[:-1] for c in state.leftover_names
+    }
+    assert ranks == set(ORDER_52 if deck == 52 else ORDER_32)
 
 
 # -- PR-3 the deal ----------------------------------------------------------------------------
