@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -146,7 +146,7 @@ class Unshuffled:
         pass
 
 
-# -- the table: (rule, case, options, hands, lead, moves, expected) ---------------------------
+# -- the table: (rule, case, options, hands, moves, who leads, what must hold) -------------
 
 
 @dataclass(frozen=True)
@@ -158,13 +158,12 @@ class Case:
     moves: list[str]
     # after the moves: ``turn`` (the seat asked to play), ``legal`` (its legal actions),
     # ``asked`` (every (seat, decision) asked), ``tricks`` (every trick over: why, next
-    # leader), ``outs`` (every player out: seat, place, forbidden), ``order`` (the round's
-    # finishing order), ``reversed`` (PV-7), ``trick`` (rank, count, by), ``wizz`` (the
-    # seats each wizz skipped), ``played`` (the cards of each play)
+    # leader), ``outs`` (every player out: seat, place, forbidden), ``order`` and
+    # ``ended_by`` (the round's result), ``reversed`` (PV-7), ``trick`` (rank, count, by),
+    # ``wizz`` (the seats each wizz skipped), ``played`` (the cards of each play),
+    # ``hand`` (some seats' hands)
     expect: dict[str, Any]
     lead: int = 1
-    rounds: int = 1
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def check(state: PresidentState, expect: dict[str, Any]) -> None:
@@ -201,10 +200,10 @@ def check(state: PresidentState, expect: dict[str, Any]) -> None:
 
 def C(rule: str, case: str, options: dict[str, Any], hands: list[list[str]], moves: list[str],
       lead: int = 1, **expect: Any) -> Case:  # fmt: skip
+    """One row of the table (a short name: the table has a hundred of them)."""
     return Case(rule, case, options, hands, moves, expect, lead)
 
 
-EVERY_RANK = ["3D", "4D", "5D", "6D", "7D", "8D", "9D", "10D", "JD", "QD", "KD", "AD", "2D"]
 TABULA = {"tabula_rasa": True}
 WILD = {"jokers": True, "joker_wild": True}
 WIZZ = {"wizz": True}
@@ -578,7 +577,7 @@ CASES = [
 
 @pytest.mark.parametrize("case", [pytest.param(c, id=f"{c.rule} {c.case}") for c in CASES])
 def test_rules(case: Case) -> None:
-    state = table(case.hands, case.options, case.lead, case.rounds)
+    state = table(case.hands, case.options, case.lead)
     play(state, *case.moves)
     check(state, case.expect)
 
