@@ -3,10 +3,12 @@ docs/rules/president.md, and the presets.
 
 Each rule is exercised from a constructed position (``PresidentState.set_hands``, a stacked
 deck for a later round's deal); the generic checks of every variant, alone and in pairs,
-are in tests/test_president.py.  Actions are written in a short form: ``pass``, ``9x2``,
-``9x3+1j`` (wild Jokers), ``BJx1``, ``run:9:3x2`` (three ranks from 9, two cards each),
-``throw:9x2``, ``coup:9x5+1j``, ``guillotine:9``, ``putsch``, ``call``, ``lay:3x1``,
-``name:v1,t3``.  Where the rules leave a case open the test says "ruling".
+are in tests/test_president.py, and every rule's edges (players out, Jokers, two decks,
+3 and 8 players, the variants it combines with) in tests/test_president_rules.py.
+Actions are written in a short form: ``pass``, ``9x2``, ``9x3+1j`` (wild Jokers),
+``BJx1``, ``run:9:3x2`` (three ranks from 9, two cards each), ``throw:9x2``,
+``coup:9x5+1j``, ``guillotine:9``, ``putsch``, ``call``, ``lay:3x1``, ``name:v1,t3``.
+Where the rules leave a case open the test says "ruling".
 """
 
 from __future__ import annotations
