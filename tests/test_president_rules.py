@@ -161,7 +161,7 @@ class Case:
     # leader), ``outs`` (every player out: seat, place, forbidden), ``order`` and
     # ``ended_by`` (the round's result), ``reversed`` (PV-7), ``trick`` (rank, count, by),
     # ``wizz`` (the seats each wizz skipped), ``played`` (the cards of each play),
-    # ``hand`` (some seats' hands)
+    # ``hand`` (some seats' hands), ``view`` (some keys of some seats' views)
     expect: dict[str, Any]
     lead: int = 1
 
@@ -193,6 +193,14 @@ def check(state: PresidentState, expect: dict[str, Any]) -> None:
             got = [e["cards"] for e in events(state, "play")]
         elif key == "hand":
             got = {seat: state.hand_view[seat] for seat in want}
+        elif key == "view":  # {seat: {key: value}}; for "trick", some of its keys
+            got = {}
+            for seat, fields in want.items():
+                view = GAME.view(state, seat)
+                got[seat] = {
+                    k: {t: view[k][t] for t in v} if k == "trick" else view[k]
+                    for k, v in fields.items()
+                }
         else:
             raise AssertionError(f"unknown expectation {key}")
         assert got == want, f"{key}: {got} != {want}"
@@ -272,6 +280,10 @@ CASES = [
       [["4C", "5C"], ["3C", "KC"], ["QC"], ["6C", "7C"]],
       ["3x1", "Qx1", "pass", "pass", "Kx1", "pass", "pass"],
       turn=3, tricks=[("passes", 3)], outs=[(2, 1, False), (1, 2, False)]),
+    C("PR-8", "the view shows the places filled so far", {},
+      [["4C", "5C"], ["3C", "KC"], ["QC"], ["6C", "7C"]],
+      ["3x1", "Qx1", "pass", "pass", "Kx1"],
+      view={0: {"places": [2, 1, None, None], "hand_sizes": [2, 0, 0, 2]}}),
     C("PR-8", "the last player holding cards takes the last place", {},
       [["4C"], ["3C"], ["5C"], ["6C", "7C"]],
       ["3x1", "5x1", "pass", "pass", "6x1", "pass", "7x1"],
@@ -293,6 +305,12 @@ CASES = [
     C("PV-2", "one equal play does not bind yet", {"passe": True},
       [["3C", "KC"], ["3D", "4C"], ["5C", "9C", "3H"], ["6C"]], ["3x1"],
       turn=2, legal=["pass", "3x1", "5x1", "9x1"]),
+    C("PV-2", "the view tells when the next play is bound", {"passe": True},
+      [["3C", "KC"], ["3D", "4C"], ["5C", "9C", "3H"], ["6C"]], ["3x1", "3x1"],
+      view={3: {"trick": {"rank": "3", "count": 1, "by": 2, "passes": 0, "forced": True}}}),
+    C("PV-2", "... and when it is not", {"passe": True},
+      [["3C", "KC"], ["3D", "4C"], ["5C", "9C", "3H"], ["6C"]], ["3x1", "pass"],
+      view={3: {"trick": {"rank": "3", "by": 1, "passes": 1, "forced": False}}}),
     C("PV-2", "ruling: a pass between two equal plays does not break the run", {"passe": True},
       [["3C", "KC"], ["3D", "4C"], ["5C", "9C"], ["3H", "KH", "AH"]], ["3x1", "pass", "3x1"],
       turn=0, legal=["pass", "3x1"]),
@@ -330,6 +348,9 @@ CASES = [
     C("PV-3", "joker_wild: black Jokers are spent first", WILD,
       [["3C"], ["9C", "RJ", "BJ", "4C"], ["5C"], ["6C"]], ["9x2+1j"],
       played=[["9C", "BJ"]], hand={1: ["4C", "RJ"]}),
+    C("PV-3", "joker_wild: the trick tells how many Jokers the play holds", WILD,
+      [["3C"], ["9C", "RJ", "BJ", "4C"], ["5C"], ["6C"]], ["9x3+2j"],
+      view={2: {"trick": {"rank": "9", "count": 3, "jokers": 2, "by": 1}}}),
     C("PV-3", "joker_wild: a five is four of a kind and a Joker", WILD,
       [["3C"], ["9C", "9D", "9H", "9S", "BJ", "4C"], ["5C"], ["6C"]], [],
       legal=["4x1", "4x2+1j", "9x1", "9x2", "9x2+1j", "9x3", "9x3+1j", "9x4", "9x4+1j",
@@ -386,6 +407,12 @@ CASES = [
     C("PV-5", "wild Jokers do not complete the rank", {**TABULA, **WILD},
       [["9C", "BJ", "3C"], ["9D", "9H", "4C"], ["5C", "9S"], ["6C"], ["7C"]],
       ["9x2+1j", "9x2"], lead=0, tricks=[], turn=2),
+    # (a revolution of 4s, then the 3s, strongest now, complete the rank and undo it)
+    C("PV-5", "PR-7 PV-1 PV-7 PV-16 ruling: a play that cuts and completes the rank is a cut",
+      {**TABULA, **REVOLUTION, "raise_count": True, "decks": 2},
+      [["3C", "5C"], ["4C", "4D", "4H", "4S", "4C", "4D", "4H", "6C"],
+       ["3D", "3H", "3S", "3C", "3D", "3H", "3S", "7C"], ["8C"], ["9C"], ["10C"]],
+      ["3x1", "4x7", "3x7"], lead=0, reversed=False, tricks=[("cut", 2)]),
     C("PV-5", "PR-8 the completing player goes out: the next still in leads", TABULA,
       [["9C", "3C"], ["9D", "4C"], ["9H", "5C"], ["9S"], ["6C", "7C"]],
       ["9x1", "9x1", "9x1", "9x1"], lead=0, tricks=[("tabula_rasa", 4)],
@@ -426,11 +453,20 @@ CASES = [
       {"quitte_ou_double": True, "jokers": True, "decks": 2},
       [["3C"], ["BJ", "4C"], ["BJ", "5C"], ["RJ", "6C"], ["7C"], ["8C"]],
       ["BJx1", "BJx1"], turn=3, legal=["pass"]),
+    C("PV-6", "the view tells when the next play is bound", {"quitte_ou_double": True},
+      [["KH", "3C"], ["KC", "4C"], ["AC", "KD", "5C"], ["6C"]], ["Kx1", "Kx1"], lead=0,
+      view={2: {"trick": {"forced": True}}}),
     # -- PV-7 revolution
     C("PV-7", "after a revolution the 3s cut", REVOLUTION,
       [["6C", "2C"], ["5C", "5D", "5H", "5S", "KC"], ["4C", "JC"], ["7C", "3C"]],
       ["5x4", "pass", "pass", "pass", "Kx1", "Jx1", "3x1"],
       tricks=[("passes", 1), ("cut", 3)], turn=3),
+    C("PV-7", "every hand is shown at once in the order in force", REVOLUTION,
+      [["6C", "2C", "KC"], ["5C", "5D", "5H", "5S", "9C"], ["3C", "KD", "2D"], ["7C"]],
+      ["5x4"], reversed=True,
+      view={0: {"cards": ["2C", "KC", "6C"], "rank_order": list(reversed(ORDER_52)),
+                "reversed": True},
+            2: {"cards": ["2D", "KD", "3C"]}}),
     C("PV-7", "a revolution by four 2s: they cut, then are the weakest", REVOLUTION,
       [["6C"], ["2C", "2D", "2H", "2S", "KC"], ["3C", "3D", "3H", "3S", "JC"], ["7C"]],
       ["2x4", "Kx1"], tricks=[("cut", 1)], turn=2, legal=["pass", "Jx1", "3x1"],
@@ -478,6 +514,10 @@ CASES = [
       [["3D", "4D"], ["6C", "5C"], ["6D", "6H", "6S", "9C"], ["7C"], ["3C", "4C"]],
       ["7x1", "pass", "pass", "pass", "pass", "3x1", "pass", "6x1", "6x3"], lead=3,
       wizz=[[4, 0, 1]], tricks=[("passes", 4), ("wizz", 2)]),
+    C("PV-12", "a player out inside the wizzed stretch is passed over", WIZZ,
+      [["7C"], ["6C", "5C"], ["6D", "6H", "6S", "9C"], ["3D", "4D"], ["3C", "4C"]],
+      ["7x1", "pass", "pass", "pass", "pass", "6x1", "6x3"], lead=0,
+      wizz=[[3, 4, 1]], tricks=[("passes", 1), ("wizz", 2)]),
     C("PV-12", "3 players: an equal pair wizzes one player", WIZZ,
       [["6C", "6D", "3C"], ["6H", "6S", "4C"], ["9C", "5C"]], ["6x2", "6x2"], lead=0,
       wizz=[[2]], turn=0, legal=["pass"]),
@@ -491,6 +531,9 @@ CASES = [
       [["6C"], ["5C", "5D", "5H", "5S", "KC"], ["3C", "3D", "JC"], ["7C"]],
       ["5x4", "pass", "pass", "pass", "Kx1", "3x2"], tricks=[("passes", 1), ("cut", 2)]),
     # -- PV-13 suites
+    C("PV-13", "the trick tells a run's length", SUITES,
+      [["3C"], ["5C", "6C", "7C", "8C", "KC"], ["4C"], ["4D"]], ["run:5:4x1"],
+      view={2: {"trick": {"rank": "5", "count": 1, "length": 4, "by": 1}}}),
     C("PV-13", "a run is not beaten by the run from the same rank", SUITES,
       [["3C"], ["5C", "6C", "7C", "KC"], ["5D", "6D", "7D", "8H", "4C"], ["4D"]],
       ["run:5:3x1"], turn=2, legal=["pass", "run:6:3x1"]),
@@ -526,6 +569,9 @@ CASES = [
     C("PV-14", "the seat just before the player may throw", RAPIDITE,
       [["10H", "10S", "6C"], ["10C", "10D", "4C"], ["5C", "QC", "QD"], ["3C", "JC", "JD"]],
       ["10x2"], asked=[(0, "rapidite")]),
+    C("PV-14", "the window holds up the next player's turn", RAPIDITE,
+      [["10H", "10S", "6C"], ["10C", "10D", "4C"], ["5C", "QC", "QD"], ["3C", "JC", "JD"]],
+      ["10x2"], view={0: {"phase": "rapidite", "turn": 2}}),
     C("PV-14", "no window while the cards are in two hands", RAPIDITE,
       [["10H", "6C"], ["10C", "10D", "4C"], ["5C", "QC", "QD"], ["3C", "10S", "JD"]],
       ["10x2"], asked=[(2, "play")]),
