@@ -989,6 +989,11 @@ def test_pv9_the_penalty_is_paid_once() -> None:
     assert state.round_results[-1]["ended_by"] == "putsch" and state.round == 3
     gifts = [(e["giver"], e["count"]) for e in events(state, "exchange")]
     assert gifts[-2:] == [(3, 4), (1, 1)] and asked(state) == [(0, "exchange"), (2, "exchange")]
+    # PR-10 "les 4 cartes de son choix": any four of the Président's own cards
+    president = next(r for r in GAME.pending(state) if r.seat == 2)
+    held = Counter(c[:-1] for c in state.hand_view[2])
+    assert all(Counter(a["ranks"]) <= held for a in president.legal_actions)
+    assert len(president.legal_actions) > 1
     # "le putschiste en perd 1"; ruling: the others score nothing, the round "hors phase"
     assert state.round_results[1]["points"] == [0, 0, 0, -1]
     exchange_defaults(state)
@@ -1126,7 +1131,10 @@ def test_pv15_reading_a_call_picks_up_the_cards_of_the_trick_not_of_earlier_tric
     play(state, "5x1", "lay:5x1", "pass@2", "9x1", "lay:9x1", "pass@3")
     play(state, "pass", "pass", "pass")  # trick 1 is over: seat 2 leads
     assert tricks(state) == [("passes", 2)]
-    play(state, "6x1", "lay:6x1", "pass@3", "Kx1", "lay:4x1", "call@0")
+    play(state, "6x1", "lay:6x1", "pass@3")
+    # "played": how many cards lie face down this round, every trick's
+    assert GAME.view(state, 0)["played"] == {"cards": [], "face_down": 3}
+    play(state, "Kx1", "lay:4x1", "call@0")
     [call] = events(state, "menteur")
     assert (call["caller"], call["seat"], call["lied"]) == (0, 3, True)
     assert [e.data["count"] for e in state.events if e.data["type"] == "pick_up"] == [2, 2]
