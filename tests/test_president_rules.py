@@ -965,6 +965,7 @@ def test_pv8_ruling_round_one_standing_ties_clockwise_from_the_player() -> None:
 
 
 def test_pv8_ruling_round_one_the_coup_swaps_with_the_first_out() -> None:
+    """PV-8 ruling, round 1: a player already out stands first; the coup swaps with it."""
     hands = [["AC"], ["3C", "4C", "QC"], [*NINES, "BJ", "5C"], ["6C", "7C", "8C"], ["JC", "KC"]]
     state = table(hands, COUP)
     play(state, "3x1", "pass", "pass", "pass", "Ax1")  # seat 0 goes out first
