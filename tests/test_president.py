@@ -1,7 +1,8 @@
 """Président (game id ``president``): rules PR-1..12 and variants PV-1, PV-2, PV-3, PV-4,
 PV-6, PV-7, PV-11 and PV-16 of docs/rules/president.md, and the generic checks of every
 variant alone and in every compatible pair (PV-5, PV-8, PV-9, PV-10, PV-12, PV-13, PV-14
-and PV-15 included; their own rule tests are in tests/test_president_variants.py).
+and PV-15 included; their own rule tests are in tests/test_president_variants.py, and
+every rule's edges, table-driven, in tests/test_president_rules.py).
 
 Situations are built with ``PresidentState.set_hands`` (and, for a later round's deal, a
 stacked deck) rather than by hunting for seeds.  Moves and legal actions are written in a

@@ -3,10 +3,12 @@ docs/rules/president.md, and the presets.
 
 Each rule is exercised from a constructed position (``PresidentState.set_hands``, a stacked
 deck for a later round's deal); the generic checks of every variant, alone and in pairs,
-are in tests/test_president.py.  Actions are written in a short form: ``pass``, ``9x2``,
-``9x3+1j`` (wild Jokers), ``BJx1``, ``run:9:3x2`` (three ranks from 9, two cards each),
-``throw:9x2``, ``coup:9x5+1j``, ``guillotine:9``, ``putsch``, ``call``, ``lay:3x1``,
-``name:v1,t3``.  Where the rules leave a case open the test says "ruling".
+are in tests/test_president.py, and every rule's edges (players out, Jokers, two decks,
+3 and 8 players, the variants it combines with) in tests/test_president_rules.py.
+Actions are written in a short form: ``pass``, ``9x2``, ``9x3+1j`` (wild Jokers),
+``BJx1``, ``run:9:3x2`` (three ranks from 9, two cards each), ``throw:9x2``,
+``coup:9x5+1j``, ``guillotine:9``, ``putsch``, ``call``, ``lay:3x1``, ``name:v1,t3``.
+Where the rules leave a case open the test says "ruling".
 """
 
 from __future__ import annotations
@@ -717,7 +719,7 @@ def test_pv15_the_leak_oracle_catches_the_face_down_pile_shown_as_played(
 
 
 def test_presets_are_documented_option_bundles() -> None:
-    """Presets: the base rules of seed 003 and house rules it describes; each has a
+    """Presets: the base rules of the source and house rules it describes; each has a
     description and resolves (docs/rules/president.md, "Presets")."""
     assert set(PRESETS) == {"classique", "regle_des_4", "wizz", "revolutionnaire", "menteur"}
     listed = {p["name"]: p for p in GAME.preset_list()}
