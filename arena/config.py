@@ -77,6 +77,9 @@ class Config:
     lease_seconds: float = 15.0
     match_time_limit: float = 3600.0
     live_interval: float = 1.0  # seconds between writes of a running match's steps; 0: none
+    # the address a web process listens on for workers' requests to its connected bots
+    # (arena.relay): loopback unless workers run on other machines
+    relay_host: str = "127.0.0.1"
     testing: bool = False
     extra: Mapping[str, Any] = field(default_factory=dict)
 
@@ -154,6 +157,7 @@ def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         lease_seconds=number("ARENA_LEASE_SECONDS", 15, float),
         match_time_limit=number("ARENA_MATCH_TIME_LIMIT", 3600, float),
         live_interval=number("ARENA_LIVE_INTERVAL", 1, float, minimum=0),
+        relay_host=env.get("ARENA_RELAY_HOST", "127.0.0.1"),
     )
     try:
         AddressPolicy.for_profile(profile, networks)  # a bad CIDR fails here, at start-up

@@ -63,6 +63,7 @@ from arena.models import (
     RatingChange,
     Replay,
     Tournament,
+    aware,
     utcnow,
 )
 from arena.ratings import EloConfig, apply_match
@@ -557,8 +558,3 @@ def cancel_queued(session: Session, *where: Any) -> list[int]:
             .execution_options(synchronize_session=False)
         )
     )
-
-
-def aware(moment: dt.datetime) -> dt.datetime:
-    """SQLite gives back naive datetimes; every one stored here is UTC."""
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=dt.UTC)

@@ -36,6 +36,11 @@ def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
+def aware(moment: dt.datetime) -> dt.datetime:
+    """SQLite gives back naive datetimes; every one stored here is UTC."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=dt.UTC)
+
+
 def bot_name(name: str) -> str:
     """A bot's name as it is stored: trimmed, each run of spaces inside it one space."""
     return " ".join(name.split())
@@ -65,7 +70,9 @@ class Bot(Base):
     # bot_name_key(name), set whenever the name is: unique, so that names differing only
     # in case or spaces are one bot (migration 0004)
     name_key: Mapped[str] = mapped_column(String(192))
-    endpoint: Mapped[str] = mapped_column(String(512))
+    # where the arena calls the bot (the webhook transport); None: the bot connects out to
+    # the arena instead and takes its requests over its session (arena.relay)
+    endpoint: Mapped[str | None] = mapped_column(String(512), default=None)
     owner: Mapped[str] = mapped_column(String(64))
     owner_token_hash: Mapped[str] = mapped_column(String(128))
     # kept to sign every request to the bot; shown to the owner once, at registration
@@ -81,12 +88,38 @@ class Bot(Base):
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[dt.datetime] = mapped_column(default=utcnow, onupdate=utcnow)
 
+    @property
+    def connect(self) -> bool:
+        """The bot connects out to the arena (it has no endpoint to be called at)."""
+        return self.endpoint is None
+
     @validates("name")
     def _name_and_key(self, _attribute: str, name: str) -> str:
         """Every assignment of a name stores it trimmed and keeps its key in step."""
         name = bot_name(name)
         self.name_key = bot_name_key(name)
         return name
+
+
+class BotSession(Base):
+    """The live session of a bot that connects out (its last one, once closed): which web
+    process holds it (``home``, the address workers hand it requests at), since when, what
+    the bot said of itself when it opened it, and when it was last heard from."""
+
+    __tablename__ = "bot_sessions"
+
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), primary_key=True)
+    token: Mapped[str] = mapped_column(String(64))
+    home: Mapped[str] = mapped_column(String(200))
+    opened_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    seen_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    closed_at: Mapped[dt.datetime | None] = mapped_column(default=None)
+    # the bot's GET / answer as it opened the session: its SDK, version and capacity
+    info: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    draining: Mapped[bool] = mapped_column(Boolean, default=False)
+    # sessions of the bot that a newer one replaced, and when the last one was
+    replaced: Mapped[int] = mapped_column(Integer, default=0)
+    replaced_at: Mapped[dt.datetime | None] = mapped_column(default=None)
 
 
 class BotPin(Base):

@@ -183,6 +183,13 @@ def fetch_bot_info(
                 client.close()
     except (BotFault, ValueError) as exc:
         raise ServiceError(400, f"the bot at {endpoint} did not answer GET /: {exc}") from None
+    return checked_info(info)
+
+
+def checked_info(info: Any) -> dict[str, Any]:
+    """What a bot says of itself (its ``GET /`` answer, or what a bot that connects out
+    sends as it opens its session), checked and bounded: it is untrusted and shown on
+    pages, so only the known keys are kept."""
     if not isinstance(info, dict):
         raise ServiceError(400, "the bot's GET / must answer a JSON object")
     if info.get("apiversion") != PROTOCOL_VERSION:
@@ -198,9 +205,8 @@ def fetch_bot_info(
         or not all(isinstance(g, str) for g in declared)
     ):
         raise ServiceError(400, "the bot's GET / must list the games it plays in 'games'")
-    # the answer is untrusted and shown on pages: keep the known keys, bounded
     kept: dict[str, Any] = {"apiversion": PROTOCOL_VERSION}
-    for key in ("name", "author", "version"):
+    for key in ("name", "author", "version", "sdk"):
         value = info.get(key)
         if isinstance(value, str):
             kept[key] = value[:INFO_TEXT_CAP]
@@ -220,6 +226,32 @@ def fetch_bot_info(
                 f"whole number from 1 to {MAX_CAPACITY} (how many requests it takes at once)",
             )
         kept["capacity"] = capacity
+    return kept
+
+
+def connect_info(bot: Bot, info: Any) -> dict[str, Any]:
+    """A bot that connects out opens a session with ``info`` (what it would answer to
+    ``GET /``): checked like a ``GET /`` answer, and it must still play the games it is
+    registered for.  Kept as the bot's info (its capacity is what the workers keep to)."""
+    if bot.status == "deleted":
+        raise ServiceError(404, f"no bot {bot.id}")
+    if bot.endpoint is not None:
+        raise ServiceError(
+            409,
+            f"bot {bot.id} is registered with an endpoint, where the arena calls it: to "
+            'connect out instead, PATCH /api/bots/{id} with {"connect": true}'.replace(
+                "{id}", str(bot.id)
+            ),
+        )
+    kept = checked_info(info)
+    missing = sorted(set(bot.games) - set(kept["games"]))
+    if missing:
+        raise ServiceError(
+            400,
+            f"the bot does not declare {', '.join(missing)}, which it is registered for "
+            f"(it declares {', '.join(kept['games'])})",
+        )
+    bot.info = kept
     return kept
 
 
@@ -285,14 +317,17 @@ def register_bot(
     config: Config,
     *,
     name: str,
-    endpoint: str,
+    endpoint: str | None = None,
     owner: str,
     description: str = "",
     games: Sequence[str] | None = None,
     signing_secret: str | None = None,
+    connect: bool = False,
     info_fetcher: InfoFetcher | None = None,
 ) -> tuple[Bot, str, str]:
-    """Check the endpoint (address policy, then ``GET /``) and store the bot.
+    """Check the endpoint (address policy, then ``GET /``) and store the bot; or, with
+    ``connect``, a bot that connects out to the arena (no endpoint: it says what it is
+    when it opens its session, and ``games`` are required).
 
     Returns the bot, its owner token and its signing secret (the one given, else a new
     one): the only time either is available in clear.  The name is stored trimmed.
@@ -301,9 +336,19 @@ def register_bot(
     name = bot_name(name)
     if signing_secret is not None and (problem := signing_secret_problem(signing_secret)):
         raise ServiceError(400, problem)
-    # the network first: the database is not touched (no lock held) while the bot answers
-    info = fetch_bot_info(config, endpoint, info_fetcher)
-    registered = _registered_games(info["games"], games)
+    if connect:
+        if endpoint is not None:
+            raise ServiceError(
+                400, "a bot that connects out has no endpoint: give one or the other"
+            )
+        registered = _connect_games(games)
+        info: dict[str, Any] = {"apiversion": PROTOCOL_VERSION, "games": registered}
+    elif endpoint is None:
+        raise ServiceError(400, 'give the bot\'s endpoint, or "connect": true')
+    else:
+        # the network first: the database is not touched (no lock held) while it answers
+        info = fetch_bot_info(config, endpoint, info_fetcher)
+        registered = _registered_games(info["games"], games)
     _check_name_free(session, name)
     owner_token = new_token()
     signing_secret = signing_secret if signing_secret is not None else new_token()
@@ -321,6 +366,19 @@ def register_bot(
     session.add(bot)
     _flush(session, name)
     return bot, owner_token, signing_secret
+
+
+def _connect_games(games: Sequence[str] | None) -> list[str]:
+    """The games of a bot that connects out: given at registration (nothing can be asked
+    of it then), known ones; it must declare them when it connects."""
+    if not games:
+        raise ServiceError(400, "a bot that connects out is registered with its 'games'")
+    unknown = sorted(set(games) - set(GAMES))
+    if unknown:
+        raise ServiceError(
+            400, f"unknown game(s) {', '.join(unknown)}; games: {', '.join(sorted(GAMES))}"
+        )
+    return sorted(set(games))
 
 
 def get_bot(session: Session, bot_id: int, lock: bool = False) -> Bot:
@@ -341,21 +399,25 @@ def update_bot(
     description: str | None = None,
     status: str | None = None,
     games: Sequence[str] | None = None,
+    connect: bool | None = None,
     info: dict[str, Any] | None = None,
     info_fetcher: InfoFetcher | None = None,
 ) -> Bot:
     """Change what is given (None: unchanged).  A given endpoint (even the same one) is
     checked again like at registration, which refreshes what the bot declares; ``info``
     is that check's answer when the caller made it already (``fetch_bot_info``, outside
-    the transaction).  Games must be among what the bot declares."""
+    the transaction).  Games must be among what the bot declares.  ``connect`` true
+    moves the bot to the connect transport (it has no endpoint any more; an endpoint
+    moves it back)."""
     if bot.status == "deleted":
         raise ServiceError(409, f"bot {bot.id} is deleted")
-    if status is not None and status not in ("active", "disabled"):
-        raise ServiceError(400, "status must be active or disabled (DELETE deletes a bot)")
-    if status is not None and status != bot.status:
-        # the owner's word ends a pause: the count of forfeits in a row starts again
-        bot.paused_reason = None
-        bot.forfeit_streak = 0
+    if connect and endpoint is not None:
+        raise ServiceError(400, "a bot that connects out has no endpoint: give one or the other")
+    if connect is False and endpoint is None:
+        raise ServiceError(400, "to stop connecting out, give the bot's endpoint")
+    if connect or (connect is None and endpoint is None and bot.endpoint is None):
+        return _update_connect_bot(session, bot, name, description, status, games)
+    _status_change(bot, status)
     if endpoint is None:
         info = bot.info
     elif info is None:
@@ -375,6 +437,41 @@ def update_bot(
         bot.endpoint = endpoint
     bot.info = info
     bot.games = new_games
+    if description is not None:
+        bot.description = description
+    if status is not None:
+        bot.status = status
+    _flush(session, bot.name)
+    return bot
+
+
+def _status_change(bot: Bot, status: str | None) -> None:
+    if status is not None and status not in ("active", "disabled"):
+        raise ServiceError(400, "status must be active or disabled (DELETE deletes a bot)")
+    if status is not None and status != bot.status:
+        # the owner's word ends a pause: the count of forfeits in a row starts again
+        bot.paused_reason = None
+        bot.forfeit_streak = 0
+
+
+def _update_connect_bot(
+    session: Session,
+    bot: Bot,
+    name: str | None,
+    description: str | None,
+    status: str | None,
+    games: Sequence[str] | None,
+) -> Bot:
+    """``update_bot`` of a bot that connects out (or moves to): nothing to ask it now."""
+    _status_change(bot, status)
+    if games is not None:
+        bot.games = _connect_games(games)
+    if bot.endpoint is not None:
+        bot.endpoint = None
+        bot.info = {"apiversion": PROTOCOL_VERSION, "games": bot.games}
+    if name is not None and bot_name(name) != bot.name:
+        _check_name_free(session, name, bot.id)
+        bot.name = name
     if description is not None:
         bot.description = description
     if status is not None:

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from sqlalchemy import event, select
 
-from arena import lifecycle, tasks
+from arena import tasks
 from arena.db import Database
-from arena.models import Bot, FittedRating, Match, MatchSeat, RatingFit
+from arena.models import Bot, FittedRating, Match, MatchSeat, RatingFit, aware
 from arena.ratings import fit_ratings
 from arena.tasks import (
     REFIT_STALE_AFTER,
@@ -163,7 +163,7 @@ def test_a_refit_while_another_runs_does_nothing(db: Database, rated: list[int],
         assert _claim_refit(session, "cactus", T0, REFIT_STALE_AFTER)
     assert refit_game(db, "cactus", now=T0 + dt.timedelta(minutes=1)).status == "running"
     assert fits == [] and stored_fit(db) == {}
-    assert lifecycle.aware(fit_row(db).running_since) == T0  # the claim is left alone
+    assert aware(fit_row(db).running_since) == T0  # the claim is left alone
 
 
 def test_a_second_refit_with_no_new_rated_match_does_not_fit(
@@ -219,7 +219,7 @@ def test_a_refit_that_outlived_its_claim_stores_nothing(db: Database, rated: lis
         patch.setattr(tasks, "fit_ratings", slow_fit)
         assert refit_game(db, "cactus", now=T0).status == "taken over"
     assert stored_fit(db) == {}
-    assert lifecycle.aware(fit_row(db).running_since) == late  # the other one's claim stays
+    assert aware(fit_row(db).running_since) == late  # the other one's claim stays
 
 
 def test_a_failed_fit_releases_its_claim(db: Database, rated: list[int], fits: list[int]):

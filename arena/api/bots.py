@@ -31,7 +31,8 @@ from arena.api.schemas import (
     BotSchema,
     BotUpdateSchema,
 )
-from arena.models import Bot, Rating
+from arena.models import Bot, BotSession, Rating
+from arena.relay import sessions
 
 blp = ApiBlueprint(
     "bots", __name__, url_prefix="/api/bots", description="Bot endpoints and their owners."
@@ -104,6 +105,7 @@ def _bot_detail(session: Any, bot: Bot, reader: services.Reader) -> dict[str, An
         reader,
         ratings=[{"game": r.game, "elo": r.elo, "matches": r.matches} for r in ratings],
         recent_faults=services.recent_faults(session, bot.id),
+        connection=sessions.presence(session.get(BotSession, bot.id)) if bot.connect else None,
     )
 
 

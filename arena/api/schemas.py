@@ -124,7 +124,17 @@ class PageArgsSchema(Schema):
 # -- bots -----------------------------------------------------------------------------------
 class BotCreateSchema(Schema):
     name = bot_name_field(required=True)
-    endpoint = endpoint_field(required=True)
+    endpoint = endpoint_field(
+        allow_none=False,
+        metadata={"description": "where the arena calls the bot (or give connect: true)"},
+    )
+    connect = fields.Boolean(
+        load_default=False,
+        metadata={
+            "description": "the bot connects out to the arena instead (a laptop, no public "
+            "address): no endpoint, and give its games"
+        },
+    )
     owner = fields.String(required=True, validate=validate.Length(min=1, max=64))
     description = fields.String(load_default="", validate=validate.Length(max=500))
     games = games_field(load_default=None, metadata={"description": "default: all it declares"})
@@ -137,10 +147,27 @@ class BotCreateSchema(Schema):
         },
     )
 
+    @validates_schema
+    def _endpoint_or_connect(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if data.get("connect"):
+            if "endpoint" in data:
+                raise ValidationError(
+                    "A bot that connects out has no endpoint: give one or the other.", "connect"
+                )
+            if not data.get("games"):
+                raise ValidationError("Give the games of a bot that connects out.", "games")
+        elif "endpoint" not in data:
+            raise ValidationError(
+                'Missing data for required field (or "connect": true).', "endpoint"
+            )
+
 
 class BotUpdateSchema(Schema):
     name = bot_name_field()
     endpoint = endpoint_field(metadata={"description": "checked again with GET /"})
+    connect = fields.Boolean(
+        metadata={"description": "true: the bot connects out from now on (no endpoint)"}
+    )
     description = fields.String(validate=validate.Length(max=500))
     status = fields.String(
         validate=validate.OneOf(["active", "disabled"]),
@@ -224,8 +251,27 @@ class BotSchema(Schema):
     )
     forfeit_streak = fields.Integer(metadata={"description": "matches forfeited in a row"})
     info = fields.Dict(metadata={"description": "the bot's answer to GET /"})
+    connect = fields.Boolean(
+        metadata={"description": "the bot connects out to the arena (it has no endpoint)"}
+    )
     created_at = fields.DateTime()
     updated_at = fields.DateTime()
+
+
+class BotConnectionSchema(Schema):
+    """Where a bot that connects out stands."""
+
+    connected = fields.Boolean()
+    since = fields.DateTime(allow_none=True, metadata={"description": "its session opened"})
+    last_seen = fields.DateTime(allow_none=True)
+    draining = fields.Boolean(metadata={"description": "stopping: no new match is started"})
+    sdk = fields.String(allow_none=True)
+    version = fields.String(allow_none=True)
+    capacity = fields.Integer(allow_none=True, metadata={"description": "requests at once"})
+    sessions_replaced = fields.Integer(
+        metadata={"description": "sessions a newer one replaced (another copy of the bot)"}
+    )
+    replaced_at = fields.DateTime(allow_none=True)
 
 
 class BotFaultsSchema(Schema):
@@ -244,6 +290,11 @@ class BotFaultsSchema(Schema):
 
 
 class BotDetailSchema(BotSchema):
+    connection = fields.Nested(
+        BotConnectionSchema,
+        allow_none=True,
+        metadata={"description": "a bot that connects out: its session (null: a webhook bot)"},
+    )
     ratings = fields.List(fields.Nested(BotRatingSchema))
     recent_faults = fields.List(
         fields.Nested(BotFaultsSchema),

@@ -1,0 +1,282 @@
+"""``/api/connect``: the bot's side of the connect transport (docs/protocol.md, "Playing
+from a laptop").
+
+A bot registered with ``"connect": true`` opens a session here and takes its requests
+with long polls; every request to these endpoints is signed with the bot's signing
+secret and carries a fresh ``request_id``.  The process that answers a poll holds the
+session from then on (``arena.relay``); a poll is held until a request comes for the
+bot, or ``POLL_SECONDS``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections import OrderedDict
+from typing import Any
+
+import orjson
+import requests
+from flask import current_app, request
+from marshmallow import Schema, fields, validate
+from sqlalchemy import func, select
+
+from arena import services
+from arena.api.common import ApiBlueprint, config, database
+from arena.models import Bot, BotSession, Match, MatchSeat
+from arena.relay import sessions
+from arena.relay.hub import Replaced
+from arena.relay.internal import (
+    MAX_SKEW,
+    SIGNATURE,
+    TIMESTAMP,
+    Relay,
+    check_signature,
+    signature,
+)
+
+POLL_SECONDS = 25.0  # a poll with nothing to hand out is answered after this long
+SESSIONS_PER_MINUTE = 12  # sessions a bot may open per minute (per web process)
+MAX_ANSWERS = 64
+REQUEST_ID = validate.Regexp(r"^[0-9a-f]{32}$", error="32 lowercase hex digits")
+
+blp = ApiBlueprint(
+    "connect",
+    __name__,
+    url_prefix="/api/connect",
+    description="Bots that connect out to the arena (signed with the bot's signing secret).",
+)
+
+
+class Signed(Schema):
+    bot_id = fields.Integer(required=True, strict=True, validate=validate.Range(min=1))
+    request_id = fields.String(required=True, validate=REQUEST_ID)
+
+
+class SessionOpen(Signed):
+    info = fields.Dict(
+        required=True, metadata={"description": "what the bot would answer to GET /"}
+    )
+
+
+class Answer(Schema):
+    request_id = fields.String(required=True, validate=REQUEST_ID)
+    status = fields.Integer(required=True, strict=True, validate=validate.Range(100, 599))
+    body = fields.Raw(required=True, metadata={"description": "the bot's JSON answer"})
+
+
+class Poll(Signed):
+    session = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    answers = fields.List(
+        fields.Nested(Answer), load_default=list, validate=validate.Length(max=MAX_ANSWERS)
+    )
+    draining = fields.Boolean(load_default=False)
+
+
+class Close(Signed):
+    session = fields.String(required=True, validate=validate.Length(min=1, max=64))
+
+
+class Opened(Schema):
+    session = fields.String()
+    poll_seconds = fields.Float()
+    replaced = fields.Boolean(metadata={"description": "a live session of the bot was ended"})
+
+
+class Request(Schema):
+    path = fields.String(metadata={"description": "/start, /act or /end"})
+    body = fields.String(metadata={"description": "the exact JSON text a webhook bot gets"})
+    timestamp = fields.String()
+    signature = fields.String()
+
+
+class Polled(Schema):
+    requests = fields.List(fields.Nested(Request))
+    playing = fields.Integer(
+        allow_none=True,
+        metadata={"description": "the bot's matches being played (when it is draining)"},
+    )
+
+
+# -- what every endpoint checks ------------------------------------------------------------
+class _Seen:
+    """The request ids of signed requests this process accepted, while their timestamps
+    are recent enough to be accepted again; and the sessions each bot opened lately."""
+
+    MAX_IDS = 200_000
+
+    def __init__(self) -> None:
+        self._ids: OrderedDict[str, float] = OrderedDict()
+        self._opens: dict[int, list[float]] = {}
+        self._lock = threading.Lock()
+
+    def new(self, request_id: str) -> bool:
+        now = time.monotonic()
+        with self._lock:
+            while self._ids and (
+                len(self._ids) >= self.MAX_IDS
+                or now - next(iter(self._ids.values())) > 2 * MAX_SKEW
+            ):
+                self._ids.popitem(last=False)
+            if request_id in self._ids:
+                return False
+            self._ids[request_id] = now
+            return True
+
+    def may_open(self, bot_id: int) -> bool:
+        now = time.monotonic()
+        with self._lock:
+            recent = [t for t in self._opens.get(bot_id, []) if now - t < 60.0]
+            if len(recent) >= SESSIONS_PER_MINUTE:
+                return False
+            self._opens[bot_id] = [*recent, now]
+            return True
+
+
+def relay() -> Relay:
+    """This process's relay, made with the app's database on first use."""
+    found = current_app.extensions.get("arena.relay")
+    if found is None:
+        db = database()
+
+        def secret_of(bot_id: int) -> str | None:
+            with db.session() as session:
+                return session.scalar(
+                    select(Bot.signing_secret).where(Bot.id == bot_id, Bot.status != "deleted")
+                )
+
+        found = current_app.extensions.setdefault(
+            "arena.relay", Relay(secret_of, host=config().relay_host)
+        )
+    return found
+
+
+def _seen() -> _Seen:
+    return current_app.extensions.setdefault("arena.relay.seen", _Seen())
+
+
+def _authenticated(data: dict[str, Any]) -> int:
+    """The bot whose secret signed this request; a 401 otherwise (also for a replay)."""
+    bot_id = data["bot_id"]
+    secret = relay().secret(bot_id)
+    if secret is None:
+        raise services.ServiceError(404, f"no bot {bot_id}")
+    problem = check_signature(
+        secret, request.headers.get(TIMESTAMP), request.headers.get(SIGNATURE), request.get_data()
+    )
+    if problem:
+        raise services.ServiceError(401, f"the request is not the bot's: {problem}")
+    if not _seen().new(data["request_id"]):
+        raise services.ServiceError(401, "replayed request: this request_id was already used")
+    return bot_id
+
+
+def _tell_old_home(old_home: str, bot_id: int, token: str) -> None:
+    """Best effort: the process that held the session lets it go (its requests are sent
+    again to this one).  A home that is gone needs no telling."""
+    secret = relay().secret(bot_id)
+    if secret is None:
+        return
+    body = orjson.dumps({"token": token})
+    ts = str(int(time.time()))
+    headers = {TIMESTAMP: ts, SIGNATURE: signature(secret, ts, body)}
+    with contextlib.suppress(requests.RequestException):
+        requests.post(f"{old_home}/relay/{bot_id}/moved", data=body, headers=headers, timeout=2)
+
+
+# -- the endpoints -------------------------------------------------------------------------
+@blp.route("/session", methods=["POST"])
+@blp.arguments(SessionOpen)
+@blp.response(200, Opened)
+def open_session(data: dict[str, Any]) -> dict[str, Any]:
+    """Open the bot's session (a live one it had is replaced)"""
+    bot_id = _authenticated(data)
+    if not _seen().may_open(bot_id):
+        raise services.ServiceError(
+            429, f"more than {SESSIONS_PER_MINUTE} sessions a minute: wait a little"
+        )
+    here = relay()
+    with database().session() as session:
+        bot = services.get_bot(session, bot_id)
+        info = services.connect_info(bot, data["info"])
+        opened = sessions.open_session(session, bot_id, here.home(), info)
+    here.hub.open(bot_id, opened.token, info.get("capacity") or 1)
+    if opened.old_home:
+        _tell_old_home(opened.old_home, bot_id, opened.token)
+    return {"session": opened.token, "poll_seconds": POLL_SECONDS, "replaced": opened.replaced}
+
+
+class _Polls:
+    """When each bot's poll last wrote "last heard from" (not at every poll)."""
+
+    def __init__(self) -> None:
+        self.written: dict[int, float] = {}
+
+
+@blp.route("/poll", methods=["POST"])
+@blp.arguments(Poll)
+@blp.response(200, Polled)
+def poll(data: dict[str, Any]) -> dict[str, Any]:
+    """Answer requests and take the next one (held until one comes, or ``poll_seconds``)"""
+    bot_id = _authenticated(data)
+    token = data["session"]
+    here = relay()
+    if here.hub.holds(bot_id) != token:
+        _take_over(here, bot_id, token)
+    _heard_from(bot_id, token, data["draining"])
+    answers = [(a["request_id"], a["status"], orjson.dumps(a["body"])) for a in data["answers"]]
+    try:
+        handed = here.hub.poll(bot_id, token, answers, draining=data["draining"], wait=POLL_SECONDS)
+    except Replaced as exc:
+        raise services.ServiceError(409, f"this session is over: {exc}") from None
+    playing = _playing(bot_id) if data["draining"] else None
+    return {"requests": [d.wire() for d in handed], "playing": playing}
+
+
+def _take_over(here: Relay, bot_id: int, token: str) -> None:
+    with database().session() as session:
+        try:
+            old_home = sessions.take_over(session, bot_id, token, here.home())
+        except LookupError:
+            raise services.ServiceError(
+                409, "this session is over: it was replaced by a newer one, or closed"
+            ) from None
+        capacity = (session.get(BotSession, bot_id).info or {}).get("capacity") or 1
+    here.hub.open(bot_id, token, capacity)
+    if old_home:
+        _tell_old_home(old_home, bot_id, token)
+
+
+def _heard_from(bot_id: int, token: str, draining: bool) -> None:
+    polls = current_app.extensions.setdefault("arena.relay.polls", _Polls())
+    now = time.monotonic()
+    last = polls.written.get(bot_id)
+    if last is not None and now - last < sessions.SEEN_EVERY.total_seconds() and not draining:
+        return
+    polls.written[bot_id] = now
+    with database().session() as session:
+        sessions.seen(session, bot_id, token, draining)
+
+
+def _playing(bot_id: int) -> int:
+    """The bot's matches being played: a draining bot waits for them (no new one starts
+    while it drains)."""
+    with database().session() as session:
+        running = session.scalar(
+            select(func.count(Match.id))
+            .join(MatchSeat, MatchSeat.match_id == Match.id)
+            .where(MatchSeat.bot_id == bot_id, Match.status == "running")
+        )
+    return running or 0
+
+
+@blp.route("/close", methods=["POST"])
+@blp.arguments(Close)
+@blp.response(204)
+def close(data: dict[str, Any]) -> None:
+    """End the bot's session"""
+    bot_id = _authenticated(data)
+    with database().session() as session:
+        sessions.close(session, bot_id, data["session"])
+    relay().hub.leave(bot_id, data["session"], "closed by the bot")

@@ -1,0 +1,137 @@
+"""The mailboxes of connected bots in one web process (``arena.relay.hub``), alone:
+requests handed to polls and answers taken from them, each request settled once (an
+answer with the bot's latency, a timeout, a disconnection, or moved to another home)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+import pytest
+
+from arena.relay.hub import Delivery, Hub, Replaced
+
+BOT = 7
+
+
+def delivery(request_id: str = "a" * 32, seconds: float = 5.0, **fields) -> Delivery:
+    return Delivery(
+        bot_id=BOT,
+        request_id=request_id,
+        path="/act",
+        body=b'{"request_id": "%s"}' % request_id.encode(),
+        timestamp="1700000000",
+        signature="sha256=x",
+        deadline=time.monotonic() + seconds,
+        **fields,
+    )
+
+
+def in_thread(call: Callable[[], object]) -> tuple[threading.Thread, list[object]]:
+    out: list[object] = []
+    thread = threading.Thread(target=lambda: out.append(call()), daemon=True)
+    thread.start()
+    return thread, out
+
+
+def test_a_request_goes_to_the_next_poll_and_its_answer_comes_back_with_its_latency():
+    hub = Hub()
+    hub.open(BOT, "s1", capacity=1)
+    request = delivery()
+    worker, _ = in_thread(lambda: hub.deliver(request))
+    [handed] = hub.poll(BOT, "s1", [], wait=5)
+    assert handed is request and handed.wire()["path"] == "/act"
+    time.sleep(0.02)  # the bot thinks
+    assert hub.poll(BOT, "s1", [(request.request_id, 200, b'{"action": 1}')], wait=0) == []
+    worker.join(5)
+    assert (request.outcome, request.status, request.answer) == ("answer", 200, b'{"action": 1}')
+    assert request.latency_ms >= 20  # from the poll that took it to the one that answered
+
+
+def test_a_poll_waits_for_a_request_and_takes_it_as_soon_as_it_comes():
+    hub = Hub()
+    hub.open(BOT, "s1", capacity=1)
+    poller, got = in_thread(lambda: hub.poll(BOT, "s1", [], wait=10))
+    time.sleep(0.05)
+    request = delivery()
+    worker, _ = in_thread(lambda: hub.deliver(request))
+    poller.join(5)
+    assert got == [[request]]
+    hub.poll(BOT, "s1", [(request.request_id, 200, b"{}")], wait=0)
+    worker.join(5)
+    assert request.outcome == "answer"
+
+
+def test_a_request_never_taken_is_a_disconnection_and_one_taken_and_not_answered_a_timeout():
+    hub = Hub(away_seconds=0.0)
+    hub.open(BOT, "s1", capacity=2)
+    never = delivery("b" * 32, seconds=0.1)
+    assert hub.deliver(never).outcome == "disconnected"  # no poll came for it
+    taken = delivery("c" * 32, seconds=0.3)
+    worker, _ = in_thread(lambda: hub.deliver(taken))
+    assert hub.poll(BOT, "s1", [], wait=5) == [taken]
+    # the bot is still there, polling
+    poller, _ = in_thread(lambda: _replaced(lambda: hub.poll(BOT, "s1", [], wait=5)))
+    worker.join(5)
+    assert taken.outcome == "timeout" and "deadline" in taken.detail
+    hub.leave(BOT, "s1", "closed")
+    poller.join(5)
+
+
+def test_a_bot_with_no_session_here_has_its_request_moved_at_once():
+    request = Hub().deliver(delivery())
+    assert request.outcome == "moved" and request.settled.is_set()
+
+
+def test_a_new_session_replaces_the_old_one_whose_polls_and_requests_end():
+    hub = Hub()
+    hub.open(BOT, "old", capacity=1)
+    waiting = delivery("d" * 32)
+    worker, _ = in_thread(lambda: hub.deliver(waiting))
+    assert hub.poll(BOT, "old", [], wait=5) == [waiting]  # seen by the old session
+    poller, raised = in_thread(lambda: _replaced(lambda: hub.poll(BOT, "old", [], wait=10)))
+    time.sleep(0.05)
+    hub.open(BOT, "new", capacity=1)
+    worker.join(5)
+    poller.join(5)
+    assert waiting.outcome == "moved"  # the worker sends it again, to the new session
+    assert raised == ["replaced by a newer session"]
+    with pytest.raises(Replaced):
+        hub.poll(BOT, "old", [], wait=0)
+    assert hub.holds(BOT) == "new"
+
+
+def _replaced(call: Callable[[], object]) -> str | None:
+    try:
+        call()
+    except Replaced as exc:
+        return str(exc)
+    return None
+
+
+def test_a_poll_beyond_the_capacity_ends_the_oldest_open_one():
+    hub = Hub()
+    hub.open(BOT, "s1", capacity=1)
+    first, got = in_thread(lambda: hub.poll(BOT, "s1", [], wait=10))
+    time.sleep(0.05)
+    second, later = in_thread(lambda: hub.poll(BOT, "s1", [], wait=10))
+    first.join(5)
+    assert got == [[]] and not first.is_alive()  # a dropped client's poll, say
+    request = delivery()
+    worker, _ = in_thread(lambda: hub.deliver(request))
+    second.join(5)
+    assert later == [[request]]
+    hub.poll(BOT, "s1", [(request.request_id, 200, b"{}")], wait=0)
+    worker.join(5)
+
+
+def test_an_answer_given_to_a_lost_home_settles_the_request_sent_again_here():
+    hub = Hub()
+    hub.open(BOT, "s1", capacity=1)
+    handed = time.time() - 0.05  # by a web process that died, which said so
+    # the bot answers it here
+    hub.poll(BOT, "s1", [("e" * 32, 200, b'{"action": 2}')], wait=0)
+    again = delivery("f" * 32, previous="e" * 32, handed_wall=handed)
+    assert hub.deliver(again).outcome == "answer"
+    assert again.answer == b'{"action": 2}' and again.latency_ms >= 50
