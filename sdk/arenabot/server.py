@@ -1019,15 +1019,22 @@ def _interrupt(signum: int, frame: object) -> None:
 def run(bot: Bot | ActFunction, argv: Sequence[str] | None = None, **info: Any) -> None:
     """The command line of a bot module: ``--port`` (default 9000), ``--host``,
     ``--secret`` (default: the ``ARENA_BOT_SECRET`` environment variable),
-    ``--max-skew``, ``--threads`` (a thread-safe bot's capacity), ``--verbose``.
+    ``--max-skew``, ``--threads`` (a thread-safe bot's capacity), ``--verbose``; or, to
+    play with no listening socket by connecting out to the arena, ``--connect URL
+    --bot-id ID`` (defaults: ``ARENA_SERVER`` and ``ARENA_BOT_ID``, whose being set
+    selects that mode; see ``arenabot.connect``), which exits with its status.
     ``bot`` is a ``Bot`` or a function ``act(view, legal_actions)``; for a function,
     ``info`` gives its ``name``, ``author``, ``version``, ``games`` and ``thread_safe``
     (``run(act, name="mine", games=["cactus"])``)."""
+    from arenabot.connect import BOT_ID_ENV, SERVER_ENV
+
     bot = as_bot(bot, **info)
-    parser = argparse.ArgumentParser(description=f"Serve the bot {bot.name!r} over HTTP.")
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser = argparse.ArgumentParser(
+        description=f"Serve the bot {bot.name!r} over HTTP, or connect it to an arena."
+    )
+    parser.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
     parser.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT})"
+        "--port", type=int, default=None, help=f"port to listen on (default {DEFAULT_PORT})"
     )
     parser.add_argument(
         "--secret",
@@ -1048,6 +1055,19 @@ def run(bot: Bot | ActFunction, argv: Sequence[str] | None = None, **info: Any) 
         f"(default {DEFAULT_THREADS}; a bot that is not thread-safe takes one)",
     )
     parser.add_argument("--verbose", action="store_true", help="log every request")
+    parser.add_argument(
+        "--connect",
+        metavar="URL",
+        default=None,
+        help="connect out to the arena at URL instead of listening: no port is opened "
+        f"(default: ${SERVER_ENV} when ${BOT_ID_ENV} is set)",
+    )
+    parser.add_argument(
+        "--bot-id",
+        metavar="ID",
+        default=None,
+        help=f"the bot's id at the arena, to connect (default: ${BOT_ID_ENV})",
+    )
     args = parser.parse_args(argv)
     mistake = None
     if args.threads is not None and args.threads < 1:
@@ -1062,11 +1082,68 @@ def run(bot: Bot | ActFunction, argv: Sequence[str] | None = None, **info: Any) 
     kwargs: dict[str, Any] = {"verbose": args.verbose}
     if args.threads is not None:
         kwargs["threads"] = args.threads
+    env_bot_id = os.environ.get(BOT_ID_ENV) or None
+    if args.connect is not None or args.bot_id is not None or env_bot_id is not None:
+        status = _run_connected(bot, parser, args, env_bot_id, kwargs)
+        if status:
+            raise SystemExit(status)
+        return
+    host = "127.0.0.1" if args.host is None else args.host
+    port = DEFAULT_PORT if args.port is None else args.port
     try:
-        serve(bot, args.host, args.port, args.secret, args.max_skew, **kwargs)
+        serve(bot, host, port, args.secret, args.max_skew, **kwargs)
     except OSError as exc:  # binding: the port is taken, or the address is not this machine's
         parser.exit(
             2,
-            f"{parser.prog}: error: cannot listen on {args.host}:{args.port}: "
+            f"{parser.prog}: error: cannot listen on {host}:{port}: "
             f"{exc.strerror or exc} (another port: --port N)\n",
         )
+
+
+def _run_connected(
+    bot: Bot,
+    parser: argparse.ArgumentParser,
+    args: argparse.Namespace,
+    env_bot_id: str | None,
+    kwargs: dict[str, Any],
+) -> int:
+    """``run`` in connect mode: the command line's mistakes (one line, status 2), then
+    the connect client's exit status."""
+    from arenabot.connect import BOT_ID_ENV, SERVER_ENV, ConnectClient, ConnectError
+
+    url = args.connect or os.environ.get(SERVER_ENV)
+    bot_id = args.bot_id if args.bot_id is not None else env_bot_id
+    from_env = args.connect is None and args.bot_id is None  # ARENA_BOT_ID chose the mode
+    mistake = None
+    if args.host is not None or args.port is not None:
+        flag = "--host" if args.host is not None else "--port"
+        serve_instead = f"unset ${BOT_ID_ENV}" if from_env else "leave out --connect and --bot-id"
+        mistake = (
+            f"{flag}: a bot that connects to the arena listens on no port (to serve on a "
+            f"port, {serve_instead})"
+        )
+    elif not url:
+        mistake = f"to connect, give the arena's address: --connect URL (or ${SERVER_ENV})"
+    elif bot_id is None:
+        mistake = f"to connect, give the bot's id at the arena: --bot-id ID (or ${BOT_ID_ENV})"
+    elif not (bot_id.isascii() and bot_id.isdigit()):
+        mistake = f"--bot-id is the bot's number at the arena, not {bot_id!r}"
+    elif not args.secret:
+        mistake = (
+            f"to connect, give the bot's signing secret: --secret S (or ${SECRET_ENV}); "
+            "the bot signs its polls with it"
+        )
+    if mistake is not None:
+        parser.exit(2, f"{parser.prog}: error: {mistake}\n")
+    try:
+        client = ConnectClient(
+            bot,
+            url,
+            int(bot_id),
+            args.secret,
+            max_skew=args.max_skew,
+            **kwargs,
+        )
+    except ConnectError as exc:
+        parser.exit(2, f"{parser.prog}: error: {exc}\n")
+    return client.run()
