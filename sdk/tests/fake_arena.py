@@ -11,16 +11,21 @@ it (the bot never learns that they arrived), replace or end the session, or refu
 session.  Real request bodies come from the golden fixtures of ``docs/protocol.md`` and
 of each game's rules (``golden_requests``).
 
+``BotProcess`` runs a bot's command line and reads its stderr line by line;
+``listening_sockets`` tells from ``/proc`` whether a process listens on a port.
 Standard library and the SDK only: the JavaScript bot's tests and the connect benchmark
-use it too.
+use them too.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import queue
 import re
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections import deque
@@ -118,8 +123,7 @@ class FakeArena:
         self.stats = Stats()
         self.stopped = False
         self.open: list[_Poll] = []
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self.server.daemon_threads = True
+        self.server = _Server(("127.0.0.1", 0), _handler(self))
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
@@ -326,6 +330,15 @@ class FakeArena:
             return 204, None
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A bot that went away mid-poll (it stopped, or a test cut it) is no error."""
+        if not isinstance(sys.exc_info()[1], OSError):
+            super().handle_error(request, client_address)
+
+
 def _error(code: int, message: str) -> dict[str, Any]:
     """The arena API's JSON error."""
     names = {400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 409: "Conflict"}
@@ -355,3 +368,74 @@ def _handler(arena: FakeArena) -> type[BaseHTTPRequestHandler]:
             pass
 
     return Handler
+
+
+# -- a bot's process, as a user runs it --------------------------------------------------------
+class BotProcess:
+    """A bot's command line running; its stderr read line by line."""
+
+    def __init__(self, args: list[str], cwd: Path, env: dict[str, str] | None = None):
+        """``args``: the command, ``python`` by default (``[sys.executable, *args]``
+        unless ``args[0]`` is a path to a program); the environment without ``ARENA_*``
+        but ``env``."""
+        environment = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+        environment.update(env or {})
+        command = args if os.path.isabs(args[0]) else [sys.executable, *args]
+        self.proc = subprocess.Popen(
+            command,
+            cwd=cwd,
+            env=environment,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.seen: list[str] = []
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.lines.put(line.rstrip("\n"))
+        self.lines.put("")
+
+    def wait_for(self, words: str) -> str:
+        while True:
+            line = self.lines.get(timeout=30)
+            assert line, f"the bot stopped (status {self.proc.wait()}): {self.seen}"
+            self.seen.append(line)
+            if words in line:
+                return line
+
+    def finish(self) -> tuple[int, list[str]]:
+        status = self.proc.wait(30)
+        while (line := self.lines.get(timeout=30)) != "":
+            self.seen.append(line)
+        assert self.proc.stderr is not None
+        self.proc.stderr.close()
+        return status, self.seen
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.finish()
+
+
+def listening_sockets(pid: int) -> tuple[int, int]:
+    """(sockets the process holds open, of which listening), from /proc."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(int(target[len("socket:[") : -1]))
+    listening = 0
+    for table in ("tcp", "tcp6"):
+        path = Path(f"/proc/{pid}/net/{table}")
+        if path.exists():
+            for row in path.read_text().splitlines()[1:]:
+                cells = row.split()
+                listening += cells[3] == "0A" and int(cells[9]) in inodes  # 0A: LISTEN
+    return len(inodes), listening

@@ -12,11 +12,8 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import queue
 import signal
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -29,7 +26,7 @@ import pytest
 from arenabot import Bot, BotServer, ConnectClient, as_bot, make_server, sign
 from arenabot.server import run
 from arenabot.starters import write
-from fake_arena import ROOT, FakeArena, golden_requests
+from fake_arena import ROOT, BotProcess, FakeArena, golden_requests, listening_sockets
 
 SECRET = "connect-test-secret-0123"
 GOLDEN = golden_requests()
@@ -506,72 +503,6 @@ def test_the_environment_alone_connects(arena: FakeArena, monkeypatch: pytest.Mo
 
 
 # -- as a user runs it: a process, its exit status, its stderr, its sockets -------------------
-class BotProcess:
-    """A bot's command line running; its stderr read line by line."""
-
-    def __init__(self, args: list[str], cwd: Path, env: dict[str, str] | None = None):
-        environment = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
-        environment.update(env or {})
-        self.proc = subprocess.Popen(
-            [sys.executable, *args],
-            cwd=cwd,
-            env=environment,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        self.lines: queue.Queue[str] = queue.Queue()
-        self.seen: list[str] = []
-        threading.Thread(target=self._drain, daemon=True).start()
-
-    def _drain(self) -> None:
-        assert self.proc.stderr is not None
-        for line in self.proc.stderr:
-            self.lines.put(line.rstrip("\n"))
-        self.lines.put("")
-
-    def wait_for(self, words: str) -> str:
-        while True:
-            line = self.lines.get(timeout=30)
-            assert line, f"the bot stopped (status {self.proc.wait()}): {self.seen}"
-            self.seen.append(line)
-            if words in line:
-                return line
-
-    def finish(self) -> tuple[int, list[str]]:
-        status = self.proc.wait(30)
-        while (line := self.lines.get(timeout=30)) != "":
-            self.seen.append(line)
-        assert self.proc.stderr is not None
-        self.proc.stderr.close()
-        return status, self.seen
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.finish()
-
-
-def listening_sockets(pid: int) -> tuple[int, int]:
-    """(sockets the process holds open, of which listening), from /proc."""
-    inodes = set()
-    for fd in Path(f"/proc/{pid}/fd").iterdir():
-        try:
-            target = os.readlink(fd)
-        except OSError:
-            continue
-        if target.startswith("socket:["):
-            inodes.add(int(target[len("socket:[") : -1]))
-    listening = 0
-    for table in ("tcp", "tcp6"):
-        path = Path(f"/proc/{pid}/net/{table}")
-        if path.exists():
-            for row in path.read_text().splitlines()[1:]:
-                cells = row.split()
-                listening += cells[3] == "0A" and int(cells[9]) in inodes  # 0A: LISTEN
-    return len(inodes), listening
-
-
 needs_proc = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="no /proc here")
 
 
