@@ -102,14 +102,18 @@ class Stats:
 class FakeArena:
     """``url`` serves the three endpoints for one bot (``bot_id``, ``secret``) until
     ``close()``.  ``submit`` queues a request for the bot; ``answer`` waits for the
-    answer to one.  Thread-safe: the server's threads and the test share a condition."""
+    answer to one.  Thread-safe: the server's threads and the test share one lock, with a
+    condition for the test (``cond``) and one for the polls (``polls``: a request queued
+    wakes one poll, not every poll that waits)."""
 
     def __init__(self, secret: str, bot_id: int = 1, poll_seconds: float = 25.0):
         self.secret = secret
         self.bot_id = bot_id
         self.poll_seconds = poll_seconds
         self.guard = ReplayGuard()
-        self.cond = threading.Condition()
+        lock = threading.RLock()
+        self.cond = threading.Condition(lock)
+        self.polls = threading.Condition(lock)
         self.session: Session | None = None
         self.old_sessions: dict[str, Session] = {}
         self.queue: deque[dict[str, Any]] = deque()
@@ -157,14 +161,14 @@ class FakeArena:
         }
         with self.cond:
             self.queue.append(request)
-            self.cond.notify_all()
+            self.polls.notify()
         return request_id
 
     def resubmit(self, request: dict[str, Any]) -> None:
         """Queue an entry exactly as given (a request sent before: a replay)."""
         with self.cond:
             self.queue.append(request)
-            self.cond.notify_all()
+            self.polls.notify()
 
     def answer(self, request_id: str, timeout: float = 20.0) -> dict[str, Any]:
         """The first answer the bot gave to ``request_id``; AssertionError after
@@ -182,7 +186,7 @@ class FakeArena:
     def set_playing(self, playing: int) -> None:
         with self.cond:
             self.playing = playing
-            self.cond.notify_all()
+            self._changed()
 
     def replace_session(self) -> None:
         """Another copy of the bot opened a session: the polls of this one get 409."""
@@ -191,7 +195,7 @@ class FakeArena:
             self.session.replaced = True
             self.old_sessions[self.session.token] = self.session
             self.session = Session(os.urandom(8).hex(), self.session.info)
-            self.cond.notify_all()
+            self._changed()
 
     def end_session(self) -> None:
         """The arena ends the session (its polls get 409 "closed")."""
@@ -200,12 +204,17 @@ class FakeArena:
             self.session.closed = True
             self.old_sessions[self.session.token] = self.session
             self.session = None
-            self.cond.notify_all()
+            self._changed()
+
+    def _changed(self) -> None:
+        """Something every waiter may care about changed (under the lock)."""
+        self.cond.notify_all()
+        self.polls.notify_all()
 
     def close(self) -> None:
         with self.cond:
             self.stopped = True
-            self.cond.notify_all()
+            self._changed()
         self.server.shutdown()
         self.server.server_close()
 
@@ -242,7 +251,7 @@ class FakeArena:
                 self.old_sessions[self.session.token] = self.session
             self.session = Session(os.urandom(8).hex(), info)
             self.stats.sessions += 1
-            self.cond.notify_all()
+            self._changed()
             return 200, {
                 "session": self.session.token,
                 "poll_seconds": self.poll_seconds,
@@ -270,8 +279,9 @@ class FakeArena:
             for answer in answers if isinstance(answers, list) else []:
                 self.answers.setdefault(answer["request_id"], []).append(answer)
                 self.answered_at.setdefault(answer["request_id"], now)
-            if body.get("draining") is True:
+            if body.get("draining") is True and not self.draining:
                 self.draining = True
+                self.polls.notify_all()  # they may answer now
             self.cond.notify_all()
             if self.cut_next_answers and answers:
                 self.cut_next_answers = False
@@ -282,15 +292,15 @@ class FakeArena:
             if len(self.open) >= capacity:  # the oldest poll gives way
                 self.open.pop(0).bumped = True
                 self.stats.bumps += 1
-                self.cond.notify_all()
+                self._changed()
             poll = _Poll()
             self.open.append(poll)
             self.stats.open_polls = len(self.open)
             self.stats.most_open = max(self.stats.most_open, len(self.open))
             deadline = time.monotonic() + self.poll_seconds
+            requests: list[dict[str, Any]] = []
             try:
                 while True:
-                    requests: list[dict[str, Any]] = []
                     if poll.bumped or self.stopped:
                         break
                     gone = self._gone(token)
@@ -308,11 +318,13 @@ class FakeArena:
                     left = deadline - time.monotonic()
                     if left <= 0:
                         break
-                    self.cond.wait(left)
+                    self.polls.wait(left)
             finally:
                 if poll in self.open:
                     self.open.remove(poll)
                 self.stats.open_polls = len(self.open)
+                if self.queue and not requests:  # woken for a request it did not take
+                    self.polls.notify()
                 self.cond.notify_all()
             return 200, {"requests": requests, "playing": self.playing}
 
@@ -326,7 +338,7 @@ class FakeArena:
             self.old_sessions[self.session.token] = self.session
             self.session = None
             self.stats.closes += 1
-            self.cond.notify_all()
+            self._changed()
             return 204, None
 
 
