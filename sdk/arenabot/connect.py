@@ -36,6 +36,7 @@ import ssl
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
@@ -216,6 +217,8 @@ class ConnectClient:
             )
         self.url = f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}"
         self.tls = parts.scheme == "https"
+        # the system's certificates (SSL_CERT_FILE and SSL_CERT_DIR are honoured), read once
+        self._tls_context = ssl.create_default_context() if self.tls else None
         self.host = parts.hostname
         self.port = port or (443 if self.tls else 80)
         self.prefix = parts.path.rstrip("/")
@@ -248,7 +251,7 @@ class ConnectClient:
         try:
             return self._run()
         except (KeyboardInterrupt, _Interrupted):
-            return EXIT_INTERRUPTED
+            return EXIT_INTERRUPTED if self._outcome is None else self._outcome[0]
         finally:
             for signum, handler in previous.items():
                 signal.signal(signum, handler)
@@ -265,12 +268,12 @@ class ConnectClient:
 
     # -- the main thread ---------------------------------------------------------------------
     def _on_signal(self, signum: int, frame: object) -> None:
-        # only flags here: the main thread may hold a lock when the handler runs
+        # a flag only, no lock (not even an Event's): the handler runs in the main thread,
+        # which may hold that lock at that moment; the main loop looks 4 times a second
         self._signals += 1
         if self._signals > 1 or self._token is None:
             raise KeyboardInterrupt  # a second one, or nothing to drain yet: at once
         self._draining = True
-        self._wake.set()
 
     def _run(self) -> int:
         try:
@@ -448,10 +451,9 @@ class ConnectClient:
 
     # -- called from the poll threads --------------------------------------------------------
     def _connection(self) -> http.client.HTTPConnection:
-        if self.tls:
-            context = ssl.create_default_context()
+        if self._tls_context is not None:
             conn: http.client.HTTPConnection = http.client.HTTPSConnection(
-                self.host, self.port, timeout=CONNECT_TIMEOUT, context=context
+                self.host, self.port, timeout=CONNECT_TIMEOUT, context=self._tls_context
             )
         else:
             conn = http.client.HTTPConnection(self.host, self.port, timeout=CONNECT_TIMEOUT)
@@ -585,6 +587,9 @@ class _PollLoop(threading.Thread):
             self._poll()
         except _Interrupted:
             pass
+        except Exception as exc:  # a bug: stop the bot rather than play on one poll short
+            traceback.print_exc()
+            self.client._finish(EXIT_REFUSED, f"a poll failed: {type(exc).__name__}: {exc}")
         finally:
             self.link.close()
 

@@ -24,6 +24,7 @@ import os
 import queue
 import re
 import socket
+import ssl
 import subprocess
 import sys
 import threading
@@ -106,7 +107,14 @@ class FakeArena:
     condition for the test (``cond``) and one for the polls (``polls``: a request queued
     wakes one poll, not every poll that waits)."""
 
-    def __init__(self, secret: str, bot_id: int = 1, poll_seconds: float = 25.0):
+    def __init__(
+        self,
+        secret: str,
+        bot_id: int = 1,
+        poll_seconds: float = 25.0,
+        tls: tuple[Path, Path] | None = None,
+    ):
+        """``tls``: (certificate, key) files to serve HTTPS with."""
         self.secret = secret
         self.bot_id = bot_id
         self.poll_seconds = poll_seconds
@@ -128,7 +136,13 @@ class FakeArena:
         self.stopped = False
         self.open: list[_Poll] = []
         self.server = _Server(("127.0.0.1", 0), _handler(self))
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        scheme = "http"
+        if tls is not None:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*tls)
+            self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+            scheme = "https"
+        self.url = f"{scheme}://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 

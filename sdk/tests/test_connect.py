@@ -12,8 +12,10 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import shutil
 import signal
 import socket
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -620,3 +622,40 @@ def test_a_sample_bot_plays_over_connect_as_over_the_webhook(arena: FakeArena) -
         bot.kill()
     assert status == 0, lines
     assert arena.stats.closes == 1
+
+
+def self_signed(folder: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 and its key, made by the openssl command."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("the openssl command is not installed: no certificate to test TLS with")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(
+        [openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+         "-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1",
+         "-addext", "subjectAltName=IP:127.0.0.1"],
+        check=True, capture_output=True, timeout=60,
+    )  # fmt: skip
+    return cert, key
+
+
+def test_an_https_arena_is_trusted_as_the_system_trusts_it(
+    tmp_path: Path, connect: Callable[..., Running], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cert, key = self_signed(tmp_path)
+    tls_arena = FakeArena(SECRET, tls=(cert, key))
+    try:
+        url = tls_arena.url
+        assert url.startswith("https://")
+        untrusted = connect(Recorder(), url=url, wait=False)
+        assert untrusted.join() == 2
+        assert len(untrusted.lines) == 1 and untrusted.lines[0].startswith(
+            f"arenabot: the arena at {url} has a certificate this machine does not trust: "
+        )
+        monkeypatch.setenv("SSL_CERT_FILE", str(cert))  # as if the system trusted it
+        connect(Recorder(), url=url, wait=False)
+        tls_arena.wait(lambda: tls_arena.stats.open_polls == 1)
+        answer = tls_arena.answer(tls_arena.submit(*GOLDEN["act"]))
+        assert answer["status"] == 200
+    finally:
+        tls_arena.close()
