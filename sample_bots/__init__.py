@@ -3,6 +3,7 @@
 Each module ``sample_bots.<game>_<policy>`` serves one policy of one game::
 
     python -m sample_bots.cactus_heuristic --port 8001 --secret s3cret
+    python -m sample_bots.cactus_heuristic --connect URL --bot-id ID --secret s3cret  # no port
 
 ``python -m sample_bots`` lists them.  They wrap the in-process policies of
 ``arena.games`` (see :mod:`sample_bots.policy_bot`), so they need the arena package too.

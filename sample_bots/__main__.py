@@ -1,5 +1,5 @@
 """``python -m sample_bots``: list the sample bots; ``python -m sample_bots NAME --port N``
-serves one of them."""
+serves one of them (``--connect URL --bot-id ID`` connects it to an arena instead)."""
 
 from __future__ import annotations
 
@@ -18,10 +18,14 @@ def main(argv: list[str]) -> int:
 
         serve_bot(*SAMPLE_BOTS[name], argv[1:])
         return 0
-    print("Sample bots (python -m sample_bots.NAME --port N [--secret S] [--host H]):")
+    print("Sample bots (python -m sample_bots.NAME --port N [--secret S] [--host H]),")
+    print("or from a laptop (python -m sample_bots.NAME --connect URL --bot-id ID --secret S):")
     for name, (game, policy) in SAMPLE_BOTS.items():
         print(f"  {name:<24}{game:<14}{policy}")
-    print("In JavaScript (Node, every game): node sample_bots/js/bot.js --port N [--secret S]")
+    print(
+        "In JavaScript (Node, every game): node sample_bots/js/bot.js --port N [--secret S] "
+        "(or --connect URL --bot-id ID)"
+    )
     return 0
 
 

@@ -1,5 +1,6 @@
 """The cactus random house policy as an HTTP bot:
-``python -m sample_bots.cactus_random --port 8001 [--secret S] [--host H]``."""
+``python -m sample_bots.cactus_random --port 8001 [--secret S] [--host H]``, or from a
+laptop ``--connect URL --bot-id ID --secret S`` (no port)."""
 
 from sample_bots.policy_bot import main
 

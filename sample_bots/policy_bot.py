@@ -67,5 +67,6 @@ class PolicyBot(Bot):
 
 
 def main(game: str, policy: str, argv: Sequence[str] | None = None) -> None:
-    """The command line of one sample bot: ``--port``, ``--host``, ``--secret``..."""
+    """The command line of one sample bot: ``--port``, ``--host``, ``--secret``... or
+    ``--connect URL --bot-id ID`` (see ``arenabot.run``)."""
     run(PolicyBot(game, policy), argv)

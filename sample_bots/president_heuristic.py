@@ -1,5 +1,6 @@
 """The president heuristic house policy as an HTTP bot:
-``python -m sample_bots.president_heuristic --port 8001 [--secret S] [--host H]``."""
+``python -m sample_bots.president_heuristic --port 8001 [--secret S] [--host H]``, or from a
+laptop ``--connect URL --bot-id ID --secret S`` (no port)."""
 
 from sample_bots.policy_bot import main
 

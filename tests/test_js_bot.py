@@ -14,6 +14,7 @@ import json
 import os
 import queue
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -335,3 +336,140 @@ def test_a_wrong_secret_shows_as_401_faults(signed_js: str) -> None:
     assert result.returncode == 0, result.stderr
     assert "faults)" in result.stdout
     assert "HTTP 401: the bot refused the arena's signature" in result.stdout
+
+
+# -- over connect: no listening socket, against the SDK's fake arena --------------------------
+
+sys.path.insert(0, str(ROOT / "sdk" / "tests"))  # the fake arena of the SDK's connect tests
+from fake_arena import BotProcess, FakeArena, golden_requests, listening_sockets  # noqa: E402
+
+
+@pytest.fixture
+def arena() -> Iterator[FakeArena]:
+    fake = FakeArena(SECRET)
+    yield fake
+    fake.close()
+
+
+INFO_OF_JS = {
+    "apiversion": "1",
+    "name": "js-starter",
+    "author": "card-bot arena",
+    "version": "0.1.0",
+    "games": sorted(HOUSE_BOTS),
+    "capacity": 1,
+}
+
+
+def js_connected(arena: FakeArena, *args: str) -> BotProcess:
+    """``node bot.js --connect URL --bot-id 1 ARGS...``, its poll open."""
+    bot = BotProcess(
+        [_require_node(), str(BOT_JS), "--connect", arena.url, "--bot-id", "1", *args], ROOT
+    )
+    bot.wait_for("js-starter 0.1.0 connected to")
+    arena.wait(lambda: arena.stats.open_polls == 1)
+    return bot
+
+
+def test_the_js_bot_plays_over_connect_and_drains_on_ctrl_c(arena: FakeArena) -> None:
+    arena.set_playing(1)
+    bot = js_connected(arena, "--secret", SECRET)
+    try:
+        held, listening = listening_sockets(bot.proc.pid)
+        assert held >= 1 and listening == 0  # its poll's connection, and no port
+        assert arena.session is not None and arena.session.info == INFO_OF_JS
+        for name, (path, body) in golden_requests().items():
+            answer = arena.answer(arena.submit(path, body))
+            assert answer["status"] == 200, (name, answer)
+            if path == "/act":
+                assert answer["body"]["action"] in body["legal_actions"], name
+            else:
+                assert answer["body"] == {}
+        bot.proc.send_signal(signal.SIGINT)
+        bot.wait_for("draining: the arena starts no new match; matches in play: 1")
+        arena.wait(lambda: arena.draining)
+        path, body = golden_requests()["act"]
+        assert arena.answer(arena.submit(path, body))["status"] == 200  # the match goes on
+        arena.set_playing(0)
+        status, lines = bot.finish()
+    finally:
+        bot.kill()
+    assert status == 0, lines
+    assert lines[-1] == "bot.js: drained: every match is over, session closed"
+    assert arena.stats.closes == 1
+    # beyond its one poll, only the drain's notice: it ends the open poll, whose next poll
+    # (draining too) ends the notice in turn
+    assert arena.stats.most_open == 1 and arena.stats.bumps <= 2
+
+
+def test_the_js_bot_refuses_over_connect_what_it_refuses_over_http(arena: FakeArena) -> None:
+    bot = js_connected(arena, "--secret", SECRET)
+    try:
+        body = golden()["act"]
+        for case, (secret, skew) in {
+            "the wrong secret": ("another-secret-98765", 0),
+            "301 s old": (SECRET, -301),
+        }.items():
+            request_id = arena.submit(
+                "/act", fresh(body), secret=secret, timestamp=int(time.time()) + skew
+            )
+            answer = arena.answer(request_id)
+            assert (answer["status"], answer["request_id"]) == (401, request_id), case
+        _, raw, headers = signed(fresh(body))
+        entry = {
+            "path": "/act",
+            "body": raw.decode(),
+            "timestamp": headers["X-Arena-Timestamp"],
+            "signature": headers["X-Arena-Signature"],
+        }
+        request_id = json.loads(raw)["request_id"]
+        arena.resubmit(entry)
+        arena.resubmit(entry)  # the same bytes again: a replay
+        arena.wait(lambda: len(arena.answers.get(request_id, [])) == 2)
+        first, again = arena.answers[request_id]
+        assert first["status"] == 200
+        assert again["status"] == 401 and "replayed" in again["body"]["error"]
+    finally:
+        bot.kill()
+
+
+def test_a_replaced_js_bot_exits_1_with_one_line(arena: FakeArena) -> None:
+    bot = js_connected(arena, "--secret", SECRET)
+    try:
+        arena.replace_session()
+        status, lines = bot.finish()
+    finally:
+        bot.kill()
+    assert status == 1
+    assert lines[1:] == [
+        "bot.js: another copy of bot 1 connected to the arena and replaced this one "
+        "(the session was replaced): stopping"
+    ]
+
+
+def test_a_js_bot_with_the_wrong_secret_is_one_line_and_status_2(arena: FakeArena) -> None:
+    bot = BotProcess(
+        [_require_node(), str(BOT_JS), "--connect", arena.url, "--bot-id", "1",
+         "--secret", "not-the-bots-secret"], ROOT,
+    )  # fmt: skip
+    status, lines = bot.finish()
+    assert status == 2
+    assert lines == [
+        "bot.js: the arena refused bot 1's signature (wrong signature): check the bot id and "
+        "the secret (--bot-id, --secret or $ARENA_BOT_SECRET) and this machine's clock"
+    ]
+
+
+def test_a_js_bot_that_connects_takes_no_port() -> None:
+    result = subprocess.run(
+        [_require_node(), str(BOT_JS), "--port", "9001"],
+        env={**os.environ, "ARENA_BOT_ID": "3"},
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert (result.returncode, result.stderr) == (
+        2,
+        "bot.js: error: --port: a bot that connects to the arena listens on no port "
+        "(to serve on a port, unset $ARENA_BOT_ID)\n",
+    )

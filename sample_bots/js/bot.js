@@ -2,6 +2,7 @@
 // A card-bot arena bot in JavaScript: Node 18 or later, no dependencies.
 //
 //   node bot.js --port 9000 --secret "$SECRET"     (or ARENA_BOT_SECRET=... node bot.js)
+//   node bot.js --connect URL --bot-id ID --secret "$SECRET"   (from a laptop: no port)
 //
 // It speaks the bot protocol of docs/protocol.md like the Python SDK does: GET / answers
 // who it is (never signed); every POST must carry a valid X-Arena-Signature over
@@ -13,6 +14,7 @@
 
 const crypto = require("node:crypto");
 const http = require("node:http");
+const https = require("node:https");
 
 const INFO = {
   apiversion: "1",
@@ -237,10 +239,62 @@ function president(view, legal) {
   return ofType(legal, "pass")[0];
 }
 
+// -- answering a request, whichever way it came ---------------------------------------------
+
+/** The checks of docs/protocol.md and the answer, for a POST that arrived at `path` with
+ * its two signature headers (undefined when missing) and raw body (a Buffer): returns
+ * [status, the JSON answer]. The HTTP server and the connect client both use one, so a
+ * request is answered the same whichever transport carried it. */
+function createHandler({ secret = null, maxSkew = DEFAULT_MAX_SKEW } = {}) {
+  const guard = new ReplayGuard(maxSkew);
+  return function handle(path, timestamp, signature, body) {
+    const fields = REQUIRED_FIELDS[path];
+    if (!fields) return [404, { error: `no such path: ${path}` }];
+    if (secret) {
+      try {
+        verify(secret, timestamp, signature, body, maxSkew);
+      } catch (err) {
+        if (err instanceof SignatureError) return [401, { error: err.message }];
+        throw err;
+      }
+    }
+    let request;
+    try {
+      request = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(body));
+    } catch {
+      return [400, { error: "the body is not UTF-8 JSON" }];
+    }
+    if (request === null || typeof request !== "object" || Array.isArray(request)) {
+      return [400, { error: "the body must be a JSON object" }];
+    }
+    const missing = fields.filter((f) => !(f in request));
+    if (missing.length) return [400, { error: `missing field(s): ${missing.join(", ")}` }];
+    const legal = request.legal_actions;
+    if (path === "/act" && !(Array.isArray(legal) && legal.length)) {
+      return [400, { error: "legal_actions must be a non-empty list" }];
+    }
+    if (secret) {
+      try {
+        guard.check(request.request_id, timestamp); // signed and well formed: is it new?
+      } catch (err) {
+        if (err instanceof SignatureError) return [401, { error: err.message }];
+        throw err;
+      }
+    }
+    if (path !== "/act") return [200, {}]; // /start and /end: nothing to remember
+    try {
+      return [200, { action: choose(request.game, request.view, request.legal_actions) }];
+    } catch (err) {
+      console.error(err.stack || err); // the bot's author wants to see their bug
+      return [500, { error: `the bot raised ${err}`.slice(0, 300) }];
+    }
+  };
+}
+
 // -- the HTTP server ------------------------------------------------------------------------
 
 function createBotServer({ secret = null, maxSkew = DEFAULT_MAX_SKEW, verbose = false } = {}) {
-  const guard = new ReplayGuard(maxSkew);
+  const handle = createHandler({ secret, maxSkew });
   const server = http.createServer({ noDelay: true });
   server.keepAliveTimeout = IDLE_TIMEOUT_MS;
   server.headersTimeout = IDLE_TIMEOUT_MS + 1000;
@@ -272,67 +326,449 @@ function createBotServer({ secret = null, maxSkew = DEFAULT_MAX_SKEW, verbose = 
         return path === "/" ? reply(200, INFO) : reply(404, { error: `no such path: ${path}` });
       }
       if (req.method !== "POST") return reply(405, { error: `no ${req.method} here` });
-      const fields = REQUIRED_FIELDS[path];
-      if (!fields) return reply(404, { error: `no such path: ${path}` });
       const timestamp = req.headers[TIMESTAMP_HEADER.toLowerCase()];
-      if (secret) {
-        try {
-          verify(secret, timestamp, req.headers[SIGNATURE_HEADER.toLowerCase()], body, maxSkew);
-        } catch (err) {
-          if (err instanceof SignatureError) return reply(401, { error: err.message });
-          throw err;
-        }
-      }
-      let request;
-      try {
-        request = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(body));
-      } catch {
-        return reply(400, { error: "the body is not UTF-8 JSON" });
-      }
-      if (request === null || typeof request !== "object" || Array.isArray(request)) {
-        return reply(400, { error: "the body must be a JSON object" });
-      }
-      const missing = fields.filter((f) => !(f in request));
-      if (missing.length) return reply(400, { error: `missing field(s): ${missing.join(", ")}` });
-      if (path === "/act" && !(Array.isArray(request.legal_actions) && request.legal_actions.length)) {
-        return reply(400, { error: "legal_actions must be a non-empty list" });
-      }
-      if (secret) {
-        try {
-          guard.check(request.request_id, timestamp); // signed and well formed: is it new?
-        } catch (err) {
-          if (err instanceof SignatureError) return reply(401, { error: err.message });
-          throw err;
-        }
-      }
-      if (path !== "/act") return reply(200, {}); // /start and /end: nothing to remember
-      try {
-        return reply(200, { action: choose(request.game, request.view, request.legal_actions) });
-      } catch (err) {
-        console.error(err.stack || err); // the bot's author wants to see their bug
-        return reply(500, { error: `the bot raised ${err}`.slice(0, 300) });
-      }
+      const signature = req.headers[SIGNATURE_HEADER.toLowerCase()];
+      return reply(...handle(path, timestamp, signature, body));
     });
   });
   return server;
+}
+
+// -- connecting out to the arena (no listening socket) --------------------------------------
+//
+// For a laptop or a network the arena cannot call (docs/protocol.md, "Playing from a
+// laptop"): the bot polls the arena. Each poll (signed like the arena's requests, with
+// this bot's secret) carries the answers of the last request it brought; the arena holds
+// it until it has a request for the bot. INFO.capacity polls are kept open. A failed poll
+// is sent again after a short wait (0.1 s doubling up to 3 s, with jitter) carrying the
+// answers no 200 acknowledged. Ctrl-C drains: the arena starts no new match, the matches
+// in play are played to their end, then the session is closed (exit 0); a second Ctrl-C
+// stops at once (130). Exit 1: another copy of the bot replaced this session; exit 2: the
+// arena refused the bot, is not an arena, or could not be reached at start.
+
+const SERVER_ENV = "ARENA_SERVER";
+const BOT_ID_ENV = "ARENA_BOT_ID";
+const SESSION_PATH = "/api/connect/session";
+const POLL_PATH = "/api/connect/poll";
+const CLOSE_PATH = "/api/connect/close";
+const DEFAULT_POLL_SECONDS = 25; // how long the arena holds a poll, unless the session says
+const POLL_GRACE_MS = 10000; // a poll may take this much longer before it counts as lost
+const CALL_TIMEOUT_MS = 10000; // the session and close calls
+const START_WAIT_MS = 10000; // an arena that is down at start is tried this long
+const BACKOFF_FIRST_MS = 100;
+const BACKOFF_CAP_MS = 3000;
+const MAX_ANSWER = 6 * MAX_BODY + 65536; // bytes of a poll's answer (a body is escaped in it)
+
+class ConnectError extends Error {
+  constructor(message, status = 2) {
+    super(message);
+    this.status = status;
+  }
+}
+
+const requestId = () => crypto.randomBytes(16).toString("hex");
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+class ConnectClient {
+  constructor({ url, botId, secret, maxSkew = DEFAULT_MAX_SKEW, verbose = false }) {
+    let parsed = null;
+    try {
+      parsed = new URL(url);
+    } catch {}
+    if (!parsed || !["http:", "https:"].includes(parsed.protocol) || !parsed.hostname) {
+      throw new ConnectError(
+        `'${url}' is not an arena's address: give http://host:port or https://host ` +
+          `(--connect or $${SERVER_ENV})`,
+      );
+    }
+    this.url = `${parsed.protocol}//${parsed.host}${parsed.pathname.replace(/\/+$/, "")}`;
+    this.base = parsed;
+    this.prefix = parsed.pathname.replace(/\/+$/, "");
+    this.transport = parsed.protocol === "https:" ? https : http;
+    this.agent = new this.transport.Agent({ keepAlive: true, maxSockets: INFO.capacity + 2 });
+    this.botId = botId;
+    this.secret = secret;
+    this.verbose = verbose;
+    this.handle = createHandler({ secret, maxSkew });
+    this.pollSeconds = DEFAULT_POLL_SECONDS;
+    this.token = null;
+    this.playing = null;
+    this.draining = false;
+    this.closing = false;
+    this.stopped = false;
+    this.reachable = true;
+    this.reopening = null;
+    this.finished = new Promise((resolve) => (this.resolve = resolve));
+  }
+
+  /** Play until drained, replaced, refused or stopped; resolves to the exit status. */
+  async run() {
+    try {
+      await this.openSession(START_WAIT_MS);
+    } catch (err) {
+      if (!(err instanceof ConnectError)) throw err;
+      this.finish(err.status, err.message);
+      return this.finished;
+    }
+    const polls = INFO.capacity === 1 ? "1 poll" : `${INFO.capacity} polls`;
+    this.say(
+      `${INFO.name} ${INFO.version} connected to ${this.url} as bot ${this.botId}: ` +
+        `${polls} open, no listening socket (Ctrl-C drains)`,
+    );
+    for (let i = 0; i < INFO.capacity; i++) this.pollLoop(false);
+    return this.finished;
+  }
+
+  /** What Ctrl-C does: tell the arena at once (one more poll), then poll until no match is
+   * in play. */
+  drain() {
+    if (this.draining || this.stopped) return;
+    this.draining = true;
+    const playing = this.playing === null ? "?" : this.playing;
+    this.say(
+      `draining: the arena starts no new match; matches in play: ${playing} ` +
+        "(Ctrl-C again to stop at once)",
+    );
+    this.pollLoop(true);
+  }
+
+  finish(status, message) {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (message) this.say(message);
+    this.agent.destroy();
+    this.resolve(status);
+  }
+
+  say(message) {
+    console.error(`bot.js: ${message}`);
+  }
+
+  backoff(failures) {
+    const delay = Math.min(BACKOFF_CAP_MS, BACKOFF_FIRST_MS * 2 ** Math.min(failures - 1, 30));
+    return delay * (0.5 + Math.random() / 2); // many bots cut off at once come back apart
+  }
+
+  /** A signed POST: {status, payload (a JSON object or null), contentType, location}; it
+   * rejects on a network error or after `timeoutMs`. */
+  post(path, body, timeoutMs) {
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const headers = {
+      "Content-Type": "application/json",
+      "Content-Length": body.length,
+      "User-Agent": "arena-js-starter",
+      [TIMESTAMP_HEADER]: timestamp,
+      [SIGNATURE_HEADER]: sign(this.secret, timestamp, body),
+    };
+    return new Promise((resolve, reject) => {
+      const req = this.transport.request(
+        {
+          protocol: this.base.protocol,
+          hostname: this.base.hostname.replace(/^\[|\]$/g, ""),
+          port: this.base.port || undefined,
+          path: this.prefix + path,
+          method: "POST",
+          headers,
+          agent: this.agent,
+        },
+        (res) => {
+          const chunks = [];
+          let size = 0;
+          res.on("data", (chunk) => {
+            size += chunk.length;
+            if (size > MAX_ANSWER) req.destroy(new Error(`an answer over ${MAX_ANSWER} bytes`));
+            else chunks.push(chunk);
+          });
+          res.on("end", () => {
+            let payload = null;
+            try {
+              payload = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+            } catch {}
+            if (payload === null || typeof payload !== "object" || Array.isArray(payload)) {
+              payload = null;
+            }
+            resolve({
+              status: res.statusCode,
+              payload,
+              contentType: res.headers["content-type"] || "",
+              location: res.headers.location,
+            });
+          });
+          res.on("error", reject);
+        },
+      );
+      req.setNoDelay(true);
+      req.setTimeout(timeoutMs, () => req.destroy(new Error("timed out")));
+      req.on("error", reject);
+      req.end(body);
+    });
+  }
+
+  message(answer) {
+    const text = answer.payload && (answer.payload.message || answer.payload.error);
+    return typeof text === "string" && text ? text.slice(0, 300) : `HTTP ${answer.status}`;
+  }
+
+  /** Open the bot's session; a ConnectError for a refusal, or for an arena still
+   * unreachable after `waitMs` (null: try until stopped). */
+  async openSession(waitMs) {
+    const giveUp = waitMs === null ? null : Date.now() + waitMs;
+    let failures = 0;
+    for (;;) {
+      const body = Buffer.from(
+        JSON.stringify({ bot_id: this.botId, request_id: requestId(), info: INFO }),
+      );
+      let problem;
+      try {
+        const answer = await this.post(SESSION_PATH, body, CALL_TIMEOUT_MS);
+        const payload = answer.payload;
+        if (answer.status === 200 && payload && typeof payload.session === "string") {
+          const seconds = payload.poll_seconds;
+          if (typeof seconds === "number" && seconds > 0) this.pollSeconds = Math.min(seconds, 300);
+          this.token = payload.session;
+          if (payload.replaced === true) {
+            this.say("this session replaced another one of the bot: that copy stops");
+          }
+          return;
+        }
+        problem = this.refusal(answer); // throws for what will not change
+      } catch (err) {
+        if (err instanceof ConnectError) throw err;
+        if (/certificate|self.signed/i.test(err.code || err.message)) {
+          throw new ConnectError(
+            `the arena at ${this.url} has a certificate this machine does not trust: ` +
+              err.message,
+          );
+        }
+        problem = `cannot reach the arena at ${this.url}: ${reason(err)}`;
+      }
+      failures += 1;
+      if (giveUp !== null && Date.now() >= giveUp) {
+        throw new ConnectError(`${problem} (tried for ${waitMs / 1000} s)`);
+      }
+      if (failures === 1) this.say(`${problem}: trying again`);
+      await sleep(this.backoff(failures));
+      if (this.stopped) throw new ConnectError("stopped", 130);
+    }
+  }
+
+  refusal(answer) {
+    const { status, payload } = answer;
+    const id = this.botId;
+    const notArena =
+      `${this.url} does not answer as an arena (POST ${this.prefix}${SESSION_PATH}: ` +
+      `HTTP ${status}, ${answer.contentType || "no content type"}): check the address ` +
+      `(--connect or $${SERVER_ENV})`;
+    if (status >= 300 && status < 400) {
+      throw new ConnectError(
+        `${this.url} redirects to ${answer.location || "elsewhere"}: give that address to ` +
+          "--connect (redirects are not followed)",
+      );
+    }
+    if (status >= 500 || status === 429) {
+      return `the arena at ${this.url} answers HTTP ${status} (${this.message(answer)})`;
+    }
+    if (payload === null || status === 200) throw new ConnectError(notArena);
+    const words = this.message(answer);
+    if (status === 401) {
+      throw new ConnectError(
+        `the arena refused bot ${id}'s signature (${words}): check the bot id and the ` +
+          `secret (--bot-id, --secret or $${SECRET_ENV}) and this machine's clock`,
+      );
+    }
+    if (status === 404) {
+      throw new ConnectError(`the arena has no bot ${id} that connects (${words})`);
+    }
+    if (status === 409) {
+      throw new ConnectError(
+        `bot ${id} is registered with an endpoint, not to connect (${words}): its owner ` +
+          `sets {"connect": true} with PATCH /api/bots/${id}`,
+      );
+    }
+    if (status === 400) {
+      throw new ConnectError(
+        `the arena refused the bot's info (${words}): it declares games ` +
+          `[${INFO.games.join(",")}], capacity ${INFO.capacity}, apiversion ${INFO.apiversion}`,
+      );
+    }
+    throw new ConnectError(`the arena refused the session (HTTP ${status}: ${words})`);
+  }
+
+  /** The arena ended the session (409 "closed"): one new session for all the polls. */
+  reopen() {
+    if (!this.reopening) {
+      this.say("the arena closed the session: opening a new one");
+      this.token = null;
+      this.reopening = this.openSession(null)
+        .then(() => this.say("connected again"))
+        .catch((err) => this.finish(err.status || 2, err.message))
+        .finally(() => (this.reopening = null));
+    }
+    return this.reopening;
+  }
+
+  async close() {
+    this.closing = true;
+    const body = Buffer.from(
+      JSON.stringify({ bot_id: this.botId, session: this.token, request_id: requestId() }),
+    );
+    try {
+      const answer = await this.post(CLOSE_PATH, body, CALL_TIMEOUT_MS);
+      if (answer.status >= 300 && answer.status !== 409) {
+        this.say(`closing the session: the arena answers ${this.message(answer)}`);
+      }
+    } catch (err) {
+      this.say(`closing the session: ${reason(err)} (the arena ends it by itself)`);
+    }
+  }
+
+  /** The answer to one request of a poll's answer, as JSON text for the next poll (null
+   * for an entry that names no request). */
+  answer(item) {
+    if (!item || typeof item.path !== "string" || typeof item.body !== "string") {
+      this.say("the arena sent a request without a path and a body: ignored");
+      return null;
+    }
+    const raw = Buffer.from(item.body, "utf8");
+    const text = (v) => (typeof v === "string" ? v : undefined);
+    const [status, payload] =
+      raw.length > MAX_BODY
+        ? [413, { error: `the body is larger than ${MAX_BODY} bytes` }]
+        : this.handle(item.path, text(item.timestamp), text(item.signature), raw);
+    if (this.verbose) console.error(`POST ${item.path} ${status}`);
+    let id;
+    try {
+      id = JSON.parse(item.body).request_id;
+    } catch {}
+    if (typeof id !== "string" || !id || id.length > MAX_REQUEST_ID) {
+      this.say(`a request to ${item.path.slice(0, 40)} without a request_id cannot be answered`);
+      return null;
+    }
+    return JSON.stringify({ request_id: id, status, body: payload });
+  }
+
+  /** One of the bot's polls, again and again; a `notice` poll tells the arena at once that
+   * the bot drains, and ends after a poll answered with no request. */
+  async pollLoop(notice) {
+    let answers = [];
+    let failures = 0;
+    while (!this.stopped) {
+      if (this.token === null) {
+        await this.reopening;
+        continue;
+      }
+      const token = this.token;
+      const draining = this.draining || notice;
+      const body = Buffer.from(
+        `{"bot_id":${this.botId},"session":${JSON.stringify(token)},` +
+          `"request_id":"${requestId()}","draining":${draining},"answers":[${answers.join(",")}]}`,
+      );
+      let answer;
+      try {
+        answer = await this.post(POLL_PATH, body, this.pollSeconds * 1000 + POLL_GRACE_MS);
+      } catch (err) {
+        if (this.stopped || (notice && !answers.length)) return;
+        failures += 1;
+        this.failed(reason(err));
+        await sleep(this.backoff(failures));
+        continue;
+      }
+      const { status, payload } = answer;
+      if (status === 200 && payload && Array.isArray(payload.requests)) {
+        failures = 0;
+        if (!this.reachable) {
+          this.reachable = true;
+          this.say("reconnected to the arena");
+        }
+        answers = [];
+        if (Number.isInteger(payload.playing)) this.playing = payload.playing;
+        for (const item of payload.requests) {
+          const encoded = this.answer(item);
+          if (encoded !== null) answers.push(encoded);
+        }
+        if (!payload.requests.length && draining && payload.playing === 0) return this.drained();
+        if (notice && !payload.requests.length && !answers.length) return;
+        continue;
+      }
+      if (this.closing || this.stopped) return;
+      if (status === 409) {
+        const why = payload && payload.reason;
+        if (why === "closed" && this.draining) return this.drained();
+        if (why === "closed") {
+          if (this.token === token) await this.reopen();
+          continue;
+        }
+        return this.finish(
+          1,
+          `another copy of bot ${this.botId} connected to the arena and replaced this one ` +
+            `(${this.message(answer)}): stopping`,
+        );
+      }
+      if ([400, 401, 403, 404].includes(status)) {
+        const words = this.message(answer);
+        const why =
+          status === 401
+            ? `(${words}): its secret changed (rotated?) or this machine's clock is off`
+            : `(HTTP ${status}: ${words})`;
+        return this.finish(2, `the arena refused bot ${this.botId}'s poll ${why}`);
+      }
+      if (notice && !answers.length) return; // a 429: the other polls will say it
+      failures += 1;
+      this.failed(`HTTP ${status}: ${this.message(answer)}`);
+      await sleep(this.backoff(failures));
+    }
+  }
+
+  failed(why) {
+    if (this.reachable) {
+      this.reachable = false;
+      this.say(`lost the connection to the arena (${why}): polling again`);
+    }
+  }
+
+  async drained() {
+    if (this.closing || this.stopped) return;
+    await this.close();
+    this.finish(0, "drained: every match is over, session closed");
+  }
+}
+
+function reason(err) {
+  const codes = { ECONNREFUSED: "connection refused", ECONNRESET: "connection reset by peer" };
+  if (err.code === "ENOTFOUND") return "unknown host";
+  return codes[err.code] || err.message || String(err);
 }
 
 // -- the command line -------------------------------------------------------------------------
 
 function parseArgs(argv) {
   const args = {
-    host: "127.0.0.1",
-    port: DEFAULT_PORT,
+    host: null,
+    port: null,
     secret: process.env[SECRET_ENV] || null,
     maxSkew: DEFAULT_MAX_SKEW,
     verbose: false,
+    connect: null,
+    botId: null,
   };
   const usage =
-    "usage: node bot.js [--host H] [--port N] [--secret S] [--max-skew SECONDS] [--verbose]";
+    "usage: node bot.js [--host H] [--port N] [--secret S] [--max-skew SECONDS] [--verbose]\n" +
+    "       node bot.js --connect URL --bot-id ID [--secret S] [--max-skew SECONDS] [--verbose]";
+  const keys = {
+    "--host": "host",
+    "--port": "port",
+    "--secret": "secret",
+    "--max-skew": "maxSkew",
+    "--connect": "connect",
+    "--bot-id": "botId",
+  };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     if (flag === "--help" || flag === "-h") {
-      console.log(`${usage}\n--secret defaults to $${SECRET_ENV}; --port to ${DEFAULT_PORT}`);
+      console.log(
+        `${usage}\n--secret defaults to $${SECRET_ENV}; --port to ${DEFAULT_PORT}; ` +
+          `--connect to $${SERVER_ENV} and --bot-id to $${BOT_ID_ENV} (its being set connects)`,
+      );
       process.exit(0);
     }
     if (flag === "--verbose") {
@@ -341,8 +777,8 @@ function parseArgs(argv) {
     }
     const value = argv[++i];
     const number = Number(value);
-    if (!["--host", "--port", "--secret", "--max-skew"].includes(flag)) {
-      fail(`unknown argument ${flag} (${usage})`);
+    if (!(flag in keys)) {
+      fail(`unknown argument ${flag} (${usage.replace(/\n +/, " | ")})`);
     } else if (value === undefined) {
       fail(`${flag} needs a value`);
     } else if (flag === "--port" && !(Number.isInteger(number) && number >= 0 && number < 65536)) {
@@ -350,8 +786,7 @@ function parseArgs(argv) {
     } else if (flag === "--max-skew" && !(number > 0)) {
       fail(`--max-skew must be a number of seconds, not ${value}`);
     } else {
-      const key = { "--host": "host", "--port": "port", "--secret": "secret" }[flag] || "maxSkew";
-      args[key] = flag === "--port" || flag === "--max-skew" ? number : value;
+      args[keys[flag]] = flag === "--port" || flag === "--max-skew" ? number : value;
     }
   }
   return args;
@@ -362,8 +797,52 @@ function fail(message) {
   process.exit(2);
 }
 
+/** Connect mode: the bot polls the arena and opens no port (see ConnectClient). */
+function mainConnected(args) {
+  const fromEnv = args.connect === null && args.botId === null;
+  const url = args.connect || process.env[SERVER_ENV];
+  const botId = args.botId !== null ? args.botId : process.env[BOT_ID_ENV];
+  if (args.host !== null || args.port !== null) {
+    const flag = args.host !== null ? "--host" : "--port";
+    const instead = fromEnv ? `unset $${BOT_ID_ENV}` : "leave out --connect and --bot-id";
+    fail(
+      `${flag}: a bot that connects to the arena listens on no port ` +
+        `(to serve on a port, ${instead})`,
+    );
+  }
+  if (!url) fail(`to connect, give the arena's address: --connect URL (or $${SERVER_ENV})`);
+  if (!botId) fail(`to connect, give the bot's id at the arena: --bot-id ID (or $${BOT_ID_ENV})`);
+  if (!/^[0-9]+$/.test(botId)) fail(`--bot-id is the bot's number at the arena, not '${botId}'`);
+  if (!args.secret) {
+    fail(
+      `to connect, give the bot's signing secret: --secret S (or $${SECRET_ENV}); ` +
+        "the bot signs its polls with it",
+    );
+  }
+  let client;
+  try {
+    client = new ConnectClient({ ...args, url, botId: Number(botId) });
+  } catch (err) {
+    fail(err.message);
+  }
+  let signals = 0;
+  const interrupt = () => {
+    signals += 1;
+    if (signals > 1 || client.token === null) process.exit(130); // at once
+    client.drain();
+  };
+  process.on("SIGINT", interrupt);
+  process.on("SIGTERM", interrupt); // a container is stopped with SIGTERM: drain as well
+  client.run().then((status) => process.exit(status));
+}
+
 function main() {
   const args = parseArgs(process.argv.slice(2));
+  if (args.connect !== null || args.botId !== null || process.env[BOT_ID_ENV]) {
+    return mainConnected(args);
+  }
+  args.host = args.host === null ? "127.0.0.1" : args.host;
+  args.port = args.port === null ? DEFAULT_PORT : args.port;
   if (!args.secret) {
     console.error(
       `bot.js: ${INFO.name} has no secret: request signatures are NOT checked ` +
@@ -385,6 +864,16 @@ function main() {
   process.on("SIGINT", stop);
 }
 
-module.exports = { INFO, ReplayGuard, SignatureError, choose, createBotServer, sign, verify };
+module.exports = {
+  INFO,
+  ConnectClient,
+  ReplayGuard,
+  SignatureError,
+  choose,
+  createBotServer,
+  createHandler,
+  sign,
+  verify,
+};
 
 if (require.main === module) main();

@@ -11,6 +11,7 @@
             return legal_actions[0]
 
     run(MyBot())  # python mybot.py --port 9000 --secret ...
+                  # or, from a laptop: python mybot.py --connect URL --bot-id ID --secret ...
 
 or, as a plain function::
 
@@ -23,6 +24,7 @@ or, as a plain function::
 """
 
 from arenabot.bot import Action, Bot, FunctionBot, as_bot, make_answer
+from arenabot.connect import ConnectClient, ConnectError
 from arenabot.protocol import (
     API_VERSION,
     SDK_VERSION,
@@ -34,7 +36,7 @@ from arenabot.protocol import (
     signed_headers,
     verify,
 )
-from arenabot.server import DEFAULT_PORT, BotServer, make_server, run, serve
+from arenabot.server import DEFAULT_PORT, BotServer, BotService, make_server, run, serve
 
 __version__ = SDK_VERSION
 
@@ -46,6 +48,9 @@ __all__ = [
     "Action",
     "Bot",
     "BotServer",
+    "BotService",
+    "ConnectClient",
+    "ConnectError",
     "FunctionBot",
     "ReplayGuard",
     "SignatureError",

@@ -34,6 +34,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"wrote {', '.join(str(p) for p in written)}")
     print(f"try it:    cd {args.dir} && python -m arenabot.local {BOT_FILE}:act --game {args.game}")
     print(f"serve it:  cd {args.dir} && python {BOT_FILE}   (see README.md there)")
+    print(
+        f"connect:   cd {args.dir} && python {BOT_FILE} --connect URL --bot-id ID   "
+        "(from a laptop: no port)"
+    )
     return 0
 
 

@@ -454,7 +454,7 @@ class _ConnectionThread(threading.Thread):
         server = self.server
         head, request = job.head, job.request
         while True:
-            status, data = server._bot_answer(head.path, request)
+            status, data = server.answer(head.path, request)
             if not self._send(job, head, status, data):
                 return
             while True:  # requests the front end's checks answer, until one for the bot
@@ -527,15 +527,101 @@ class _ConnectionThread(threading.Thread):
             requests.feed(data)
 
 
-class BotServer:
+class BotService:
+    """The bot behind a transport: checks each of the arena's requests as the protocol
+    says (signature, timestamp, fields, ``request_id``) and calls the bot within its
+    capacity.  ``BotServer`` (the bot's own HTTP endpoint) and ``ConnectClient`` (the bot
+    connecting out to the arena, ``arenabot.connect``) are both one: what a request is
+    answered does not depend on the transport that carried it.  No sockets here.
+
+    ``capacity`` is how many requests the bot is given at once (``GET /`` says it): 1
+    for a bot that is not thread-safe, whose calls then come one at a time, else
+    ``threads`` (default ``DEFAULT_THREADS``)."""
+
+    def __init__(
+        self,
+        bot: Bot,
+        *,
+        secret: str | None = None,
+        max_skew: float = DEFAULT_MAX_SKEW,
+        max_request_ids: int = REPLAY_MEMORY,
+        threads: int | None = None,
+    ):
+        if threads is not None and (isinstance(threads, bool) or threads < 1):
+            raise ValueError(f"threads must be at least 1, not {threads!r}")
+        if threads is not None and threads > 1 and not bot.thread_safe:
+            raise ValueError(
+                f"{bot.name} is not thread-safe: it takes one request at a time (declare "
+                "it thread-safe to give it more threads)"
+            )
+        self.bot = bot
+        self.secret = secret
+        self.max_skew = max_skew
+        # while there is a secret (it may be set later), a signed request's request_id
+        # must be new: one accepted already is a replay (401)
+        self.replay_guard = ReplayGuard(max_skew, max_request_ids)
+        self.capacity = (threads or DEFAULT_THREADS) if bot.thread_safe else 1
+        # the bot's calls: one at a time, or up to its capacity at once
+        self._bot_slots: contextlib.AbstractContextManager[Any] = (
+            threading.BoundedSemaphore(self.capacity) if bot.thread_safe else threading.Lock()
+        )
+
+    def info(self) -> dict[str, Any]:
+        """The answer to ``GET /``: the bot's ``info()`` and the server's ``capacity``."""
+        return {**self.bot.info(), "capacity": self.capacity}
+
+    def dispatch(self, path: str, request: dict[str, Any]) -> dict[str, Any]:
+        """Call the bot for a checked request; the answer to send back."""
+        if path == "/act":
+            return make_answer(self.bot.on_act(request))
+        if path == "/start":
+            self.bot.start(request)
+        else:
+            self.bot.end(request)
+        return {}
+
+    def check(
+        self, path: str, timestamp: str | None, signature: str | None, body: bytes
+    ) -> tuple[HTTPStatus, bytes] | dict[str, Any]:
+        """A ``POST`` of the arena with its two signature headers and raw body: the
+        answer to give it at once (status and JSON body: 401, 400, 404), or, for a
+        verified request to the bot, the request (its ``request_id`` is then spent)."""
+        fields = REQUIRED_FIELDS.get(path)
+        if fields is None:
+            return HTTPStatus.NOT_FOUND, _encode({"error": f"no such path: {path}"})
+        secret = self.secret  # it may be set while serving
+        if secret is not None:
+            try:
+                verify(secret, timestamp, signature, body, max_skew=self.max_skew)
+            except SignatureError as exc:
+                return HTTPStatus.UNAUTHORIZED, _encode({"error": str(exc)})
+        request, problem = _parse(body, fields)
+        if problem is not None:
+            return HTTPStatus.BAD_REQUEST, _encode({"error": problem})
+        if secret is not None:
+            try:  # signed, well formed: is it new?
+                self.replay_guard.check(request.get(REQUEST_ID_FIELD), timestamp)
+            except SignatureError as exc:
+                return HTTPStatus.UNAUTHORIZED, _encode({"error": str(exc)})
+        return request
+
+    def answer(self, path: str, request: dict[str, Any]) -> tuple[HTTPStatus, bytes]:
+        """The bot's answer to a verified request (status and JSON body), within the
+        bot's capacity: a bot exception, or an answer that is not JSON, is a 500."""
+        with self._bot_slots:
+            try:
+                return HTTPStatus.OK, _encode(self.dispatch(path, request))
+            except Exception as exc:
+                return _bot_error(exc)
+
+
+class BotServer(BotService):
     """A bot behind HTTP.  ``serve_forever()`` serves from the calling thread,
     ``serve_in_background()`` from a new one; ``close()`` stops it, closes the open
     connections and waits (5 s at most) for the bot's calls in progress.
 
-    ``capacity`` is how many requests the bot is given at once (``GET /`` says it): 1
-    for a bot that is not thread-safe, whose calls then come one at a time, else
-    ``threads`` (default ``DEFAULT_THREADS``).  The listening socket is bound when the
-    server is made (``port``, ``url``)."""
+    ``capacity`` is how many requests the bot is given at once (see ``BotService``).
+    The listening socket is bound when the server is made (``port``, ``url``)."""
 
     def __init__(
         self,
@@ -554,30 +640,19 @@ class BotServer:
         max_buffered: int = MAX_BUFFERED,
         max_verified: int = MAX_VERIFIED,
     ):
-        if threads is not None and (isinstance(threads, bool) or threads < 1):
-            raise ValueError(f"threads must be at least 1, not {threads!r}")
-        if threads is not None and threads > 1 and not bot.thread_safe:
-            raise ValueError(
-                f"{bot.name} is not thread-safe: it takes one request at a time (declare "
-                "it thread-safe to give it more threads)"
-            )
         if request_timeout <= 0 or max_connections < 1 or max_verified < 1:
             raise ValueError("request_timeout, max_connections and max_verified must be positive")
-        self.bot = bot
-        self.secret = secret
-        self.max_skew = max_skew
-        # while there is a secret (it may be set later), a signed request's request_id
-        # must be new: one accepted already is a replay (401)
-        self.replay_guard = ReplayGuard(max_skew, max_request_ids)
+        super().__init__(
+            bot,
+            secret=secret,
+            max_skew=max_skew,
+            max_request_ids=max_request_ids,
+            threads=threads,
+        )
         self.max_body = max_body
         self.idle_timeout = idle_timeout
         self.verbose = verbose
         self.request_timeout = request_timeout
-        self.capacity = (threads or DEFAULT_THREADS) if bot.thread_safe else 1
-        # the bot's calls: one at a time, or up to its capacity at once
-        self._bot_slots: contextlib.AbstractContextManager[Any] = (
-            threading.BoundedSemaphore(self.capacity) if bot.thread_safe else threading.Lock()
-        )
         open_files = _raise_open_files_limit(max_connections + 1024)
         # the bound stays clear of the limit: a refused accept() stalls asyncio for 1 s
         self.max_connections = max(1, min(max_connections, open_files - max(64, open_files // 8)))
@@ -614,20 +689,6 @@ class BotServer:
     def url(self) -> str:
         host = self.server_address[0]
         return f"http://[{host}]:{self.port}" if ":" in host else f"http://{host}:{self.port}"
-
-    def info(self) -> dict[str, Any]:
-        """The answer to ``GET /``: the bot's ``info()`` and the server's ``capacity``."""
-        return {**self.bot.info(), "capacity": self.capacity}
-
-    def dispatch(self, path: str, request: dict[str, Any]) -> dict[str, Any]:
-        """Call the bot for a checked request; the answer to send back."""
-        if path == "/act":
-            return make_answer(self.bot.on_act(request))
-        if path == "/start":
-            self.bot.start(request)
-        else:
-            self.bot.end(request)
-        return {}
 
     # -- running and stopping --------------------------------------------------------------
     def serve_forever(self, poll_interval: float = 0.5) -> None:
@@ -797,45 +858,16 @@ class BotServer:
             if head.path == "/":
                 return self._info()
             return HTTPStatus.NOT_FOUND, _encode({"error": f"no such path: {head.path}"})
-        fields = REQUIRED_FIELDS.get(head.path)
-        if fields is None:
-            return HTTPStatus.NOT_FOUND, _encode({"error": f"no such path: {head.path}"})
-        secret = self.secret  # it may be set while serving
-        timestamp = head.headers.get(TIMESTAMP_HEADER)
-        if secret is not None:
-            try:
-                verify(
-                    secret,
-                    timestamp,
-                    head.headers.get(SIGNATURE_HEADER),
-                    body,
-                    max_skew=self.max_skew,
-                )
-            except SignatureError as exc:
-                return HTTPStatus.UNAUTHORIZED, _encode({"error": str(exc)})
-        request, problem = _parse(body, fields)
-        if problem is not None:
-            return HTTPStatus.BAD_REQUEST, _encode({"error": problem})
-        if secret is not None:
-            try:  # signed, well formed: is it new?
-                self.replay_guard.check(request.get(REQUEST_ID_FIELD), timestamp)
-            except SignatureError as exc:
-                return HTTPStatus.UNAUTHORIZED, _encode({"error": str(exc)})
-        return request
+        headers = head.headers
+        return self.check(
+            head.path, headers.get(TIMESTAMP_HEADER), headers.get(SIGNATURE_HEADER), body
+        )
 
     def _info(self) -> tuple[HTTPStatus, bytes]:
         try:
             return HTTPStatus.OK, _encode(self.info())
         except Exception as exc:
             return _bot_error(exc)
-
-    def _bot_answer(self, path: str, request: dict[str, Any]) -> tuple[HTTPStatus, bytes]:
-        """The bot's answer to a verified request, within the bot's capacity."""
-        with self._bot_slots:
-            try:
-                return HTTPStatus.OK, _encode(self.dispatch(path, request))
-            except Exception as exc:
-                return _bot_error(exc)
 
     def _log(self, peer: str, requestline: str, status: HTTPStatus, size: int) -> None:
         if self.verbose:
@@ -987,15 +1019,22 @@ def _interrupt(signum: int, frame: object) -> None:
 def run(bot: Bot | ActFunction, argv: Sequence[str] | None = None, **info: Any) -> None:
     """The command line of a bot module: ``--port`` (default 9000), ``--host``,
     ``--secret`` (default: the ``ARENA_BOT_SECRET`` environment variable),
-    ``--max-skew``, ``--threads`` (a thread-safe bot's capacity), ``--verbose``.
+    ``--max-skew``, ``--threads`` (a thread-safe bot's capacity), ``--verbose``; or, to
+    play with no listening socket by connecting out to the arena, ``--connect URL
+    --bot-id ID`` (defaults: ``ARENA_SERVER`` and ``ARENA_BOT_ID``, whose being set
+    selects that mode; see ``arenabot.connect``), which exits with its status.
     ``bot`` is a ``Bot`` or a function ``act(view, legal_actions)``; for a function,
     ``info`` gives its ``name``, ``author``, ``version``, ``games`` and ``thread_safe``
     (``run(act, name="mine", games=["cactus"])``)."""
+    from arenabot.connect import BOT_ID_ENV, SERVER_ENV
+
     bot = as_bot(bot, **info)
-    parser = argparse.ArgumentParser(description=f"Serve the bot {bot.name!r} over HTTP.")
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser = argparse.ArgumentParser(
+        description=f"Serve the bot {bot.name!r} over HTTP, or connect it to an arena."
+    )
+    parser.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
     parser.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT})"
+        "--port", type=int, default=None, help=f"port to listen on (default {DEFAULT_PORT})"
     )
     parser.add_argument(
         "--secret",
@@ -1016,6 +1055,19 @@ def run(bot: Bot | ActFunction, argv: Sequence[str] | None = None, **info: Any) 
         f"(default {DEFAULT_THREADS}; a bot that is not thread-safe takes one)",
     )
     parser.add_argument("--verbose", action="store_true", help="log every request")
+    parser.add_argument(
+        "--connect",
+        metavar="URL",
+        default=None,
+        help="connect out to the arena at URL instead of listening: no port is opened "
+        f"(default: ${SERVER_ENV} when ${BOT_ID_ENV} is set)",
+    )
+    parser.add_argument(
+        "--bot-id",
+        metavar="ID",
+        default=None,
+        help=f"the bot's id at the arena, to connect (default: ${BOT_ID_ENV})",
+    )
     args = parser.parse_args(argv)
     mistake = None
     if args.threads is not None and args.threads < 1:
@@ -1030,11 +1082,68 @@ def run(bot: Bot | ActFunction, argv: Sequence[str] | None = None, **info: Any) 
     kwargs: dict[str, Any] = {"verbose": args.verbose}
     if args.threads is not None:
         kwargs["threads"] = args.threads
+    env_bot_id = os.environ.get(BOT_ID_ENV) or None
+    if args.connect is not None or args.bot_id is not None or env_bot_id is not None:
+        status = _run_connected(bot, parser, args, env_bot_id, kwargs)
+        if status:
+            raise SystemExit(status)
+        return
+    host = "127.0.0.1" if args.host is None else args.host
+    port = DEFAULT_PORT if args.port is None else args.port
     try:
-        serve(bot, args.host, args.port, args.secret, args.max_skew, **kwargs)
+        serve(bot, host, port, args.secret, args.max_skew, **kwargs)
     except OSError as exc:  # binding: the port is taken, or the address is not this machine's
         parser.exit(
             2,
-            f"{parser.prog}: error: cannot listen on {args.host}:{args.port}: "
+            f"{parser.prog}: error: cannot listen on {host}:{port}: "
             f"{exc.strerror or exc} (another port: --port N)\n",
         )
+
+
+def _run_connected(
+    bot: Bot,
+    parser: argparse.ArgumentParser,
+    args: argparse.Namespace,
+    env_bot_id: str | None,
+    kwargs: dict[str, Any],
+) -> int:
+    """``run`` in connect mode: the command line's mistakes (one line, status 2), then
+    the connect client's exit status."""
+    from arenabot.connect import BOT_ID_ENV, SERVER_ENV, ConnectClient, ConnectError
+
+    url = args.connect or os.environ.get(SERVER_ENV)
+    bot_id = args.bot_id if args.bot_id is not None else env_bot_id
+    from_env = args.connect is None and args.bot_id is None  # ARENA_BOT_ID chose the mode
+    mistake = None
+    if args.host is not None or args.port is not None:
+        flag = "--host" if args.host is not None else "--port"
+        serve_instead = f"unset ${BOT_ID_ENV}" if from_env else "leave out --connect and --bot-id"
+        mistake = (
+            f"{flag}: a bot that connects to the arena listens on no port (to serve on a "
+            f"port, {serve_instead})"
+        )
+    elif not url:
+        mistake = f"to connect, give the arena's address: --connect URL (or ${SERVER_ENV})"
+    elif bot_id is None:
+        mistake = f"to connect, give the bot's id at the arena: --bot-id ID (or ${BOT_ID_ENV})"
+    elif not (bot_id.isascii() and bot_id.isdigit()):
+        mistake = f"--bot-id is the bot's number at the arena, not {bot_id!r}"
+    elif not args.secret:
+        mistake = (
+            f"to connect, give the bot's signing secret: --secret S (or ${SECRET_ENV}); "
+            "the bot signs its polls with it"
+        )
+    if mistake is not None:
+        parser.exit(2, f"{parser.prog}: error: {mistake}\n")
+    try:
+        client = ConnectClient(
+            bot,
+            url,
+            int(bot_id),
+            args.secret,
+            max_skew=args.max_skew,
+            **kwargs,
+        )
+    except ConnectError as exc:
+        parser.exit(2, f"{parser.prog}: error: {exc}\n")
+    return client.run()

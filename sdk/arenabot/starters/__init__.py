@@ -79,6 +79,26 @@ python -m arenabot.local {file}:act --game {game} --opponents {opponents} --conc
 A wrong secret shows as faults on every decision, "HTTP 401: the bot refused the arena's
 signature"; see "Signing your bot" in the SDK's README for that and for rotating a
 secret.
+
+## Play from a laptop
+
+An arena cannot call a bot on a laptop, behind a home router or a campus network.
+Register it with `"connect": true` instead of an endpoint (`POST /api/bots` with its
+name, owner, `"games": ["{game}"]` and `"connect": true`: the answer holds its id, its
+owner token and its signing secret, each shown once), and the bot connects out to the
+arena itself, opening no port at all:
+
+```sh
+ARENA_BOT_SECRET=<secret> python {file} --connect https://arena.example --bot-id <id>
+```
+
+(or `ARENA_SERVER`, `ARENA_BOT_ID` and `ARENA_BOT_SECRET` in the environment; `--host`
+and `--port` are for serving, not here). The same `act` plays, called one decision at a
+time as above. A dropped network is reconnected by itself. Ctrl-C drains: the arena
+starts no new match with the bot, the matches in play are played to their end, then
+the bot says "drained" and exits; a second Ctrl-C stops at once. "another copy of bot
+N connected to the arena and replaced this one" (exit status 1) means the bot was
+started a second time, somewhere else: the arena plays with the newest copy only.
 """
 
 

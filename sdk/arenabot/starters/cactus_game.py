@@ -2,6 +2,7 @@
 
     python -m arenabot.local bot.py:act --game cactus-game --opponents heuristic   # try it
     python bot.py --port 9000                                                      # serve it
+    python bot.py --connect URL --bot-id ID                                        # or connect out
 
 Every decision gets this seat's ``view`` and the ``legal_actions``; return one of them.
 ``view["decision"]`` names what is asked (``turn``, ``stop``, ``take``); anything this code
