@@ -56,6 +56,7 @@ def create_app(config: Config | None = None, **flask_config: Any) -> Flask:
         if not request.path.startswith("/api/"):
             return exc
         body = {"code": exc.code, "status": exc.name, "message": exc.description}
+        body.update(getattr(exc, "extra", None) or {})
         errors = getattr(exc, "data", {}).get("messages") if hasattr(exc, "data") else None
         if errors:
             body["errors"] = errors

@@ -69,10 +69,11 @@ class ServiceError(Exception):
     """Something the user got wrong (or asked for that does not exist): the API answers
     ``status`` with ``message``."""
 
-    def __init__(self, status: int, message: str):
+    def __init__(self, status: int, message: str, **fields: Any):
         super().__init__(message)
         self.status = status
         self.message = message
+        self.fields = fields  # more for the error's JSON body (a 409's "reason", say)
 
 
 # -- tokens ------------------------------------------------------------------------------

@@ -75,7 +75,7 @@ def test_a_request_never_taken_is_a_disconnection_and_one_taken_and_not_answered
     poller, _ = in_thread(lambda: _replaced(lambda: hub.poll(BOT, "s1", [], wait=5)))
     worker.join(5)
     assert taken.outcome == "timeout" and "deadline" in taken.detail
-    hub.leave(BOT, "s1", "closed")
+    hub.leave(BOT, "s1", "closed", "closed by the bot")
     poller.join(5)
 
 

@@ -85,6 +85,7 @@ def _service_error(exc: ServiceError) -> Response:
     JSON error helper."""
     http_exc = default_exceptions.get(exc.status, default_exceptions[400])(exc.message)
     http_exc.code = exc.status
+    http_exc.extra = exc.fields  # type: ignore[attr-defined]
     response = flask.make_response(current_app.handle_http_exception(http_exc))
     if exc.status == 401:
         response.headers["WWW-Authenticate"] = "Bearer"

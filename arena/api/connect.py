@@ -37,6 +37,7 @@ from arena.relay.internal import (
 )
 
 POLL_SECONDS = 25.0  # a poll with nothing to hand out is answered after this long
+DRAIN_POLL_SECONDS = 1.0  # ... that of a draining bot, whose matches are ending
 SESSIONS_PER_MINUTE = 12  # sessions a bot may open per minute (per web process)
 MAX_ANSWERS = 64
 REQUEST_ID = validate.Regexp(r"^[0-9a-f]{32}$", error="32 lowercase hex digits")
@@ -224,13 +225,22 @@ def poll(data: dict[str, Any]) -> dict[str, Any]:
     here = relay()
     if here.hub.holds(bot_id) != token:
         _take_over(here, bot_id, token)
-    _heard_from(bot_id, token, data["draining"])
+    draining = data["draining"]
+    _heard_from(bot_id, token, draining)
     answers = [(a["request_id"], a["status"], orjson.dumps(a["body"])) for a in data["answers"]]
+    playing = _playing(bot_id) if draining else None
+    # a draining bot waits for its matches to end: told at once, then every second
+    wait = POLL_SECONDS if not draining else 0.0 if playing == 0 else DRAIN_POLL_SECONDS
     try:
-        handed = here.hub.poll(bot_id, token, answers, draining=data["draining"], wait=POLL_SECONDS)
+        handed = here.hub.poll(bot_id, token, answers, draining=draining, wait=wait)
     except Replaced as exc:
-        raise services.ServiceError(409, f"this session is over: {exc}") from None
-    playing = _playing(bot_id) if data["draining"] else None
+        if exc.reason == "moved":  # the bot polls another web process now: this one ends
+            return {"requests": [], "playing": playing}
+        raise services.ServiceError(
+            409, f"this session is over: {exc}", reason=exc.reason
+        ) from None
+    if draining and not handed:
+        playing = _playing(bot_id)
     return {"requests": [d.wire() for d in handed], "playing": playing}
 
 
@@ -239,13 +249,21 @@ def _take_over(here: Relay, bot_id: int, token: str) -> None:
         try:
             old_home = sessions.take_over(session, bot_id, token, here.home())
         except LookupError:
-            raise services.ServiceError(
-                409, "this session is over: it was replaced by a newer one, or closed"
-            ) from None
+            status, message, reason = _over(session, bot_id, token)
+            raise services.ServiceError(status, message, reason=reason) from None
         capacity = (session.get(BotSession, bot_id).info or {}).get("capacity") or 1
     here.hub.open(bot_id, token, capacity)
     if old_home:
         _tell_old_home(old_home, bot_id, token)
+
+
+def _over(session: Any, bot_id: int, token: str) -> tuple[int, str, str]:
+    """The 409 of a poll with a session that is not the bot's live one: replaced by a
+    newer one, or closed."""
+    row = session.get(BotSession, bot_id)
+    if row is not None and row.token != token:
+        return 409, "this session is over: a newer session of the bot replaced it", "replaced"
+    return 409, "this session is over: it was closed", "closed"
 
 
 def _heard_from(bot_id: int, token: str, draining: bool) -> None:
@@ -279,4 +297,4 @@ def close(data: dict[str, Any]) -> None:
     bot_id = _authenticated(data)
     with database().session() as session:
         sessions.close(session, bot_id, data["session"])
-    relay().hub.leave(bot_id, data["session"], "closed by the bot")
+    relay().hub.leave(bot_id, data["session"], "closed", "closed by the bot")

@@ -66,8 +66,13 @@ class Delivery:
 
 
 class Replaced(Exception):
-    """The session polled is not the bot's live one here (replaced, closed, or never
-    opened here)."""
+    """The session polled is over here: ``reason`` is ``replaced`` (a newer session of
+    the bot was opened), ``closed`` (the bot or the arena ended it) or ``moved`` (another
+    web process holds it now: the bot's poll there goes on)."""
+
+    def __init__(self, reason: str, detail: str):
+        super().__init__(detail)
+        self.reason = reason
 
 
 @dataclass(eq=False)
@@ -84,7 +89,7 @@ class _Session:
     polls: list[threading.Event] = field(default_factory=list)  # open polls, oldest first
     last_poll_end: float = field(default_factory=time.monotonic)
     draining: bool = False
-    gone: str | None = None  # why the session left this process
+    gone: tuple[str, str] | None = None  # why the session left: (reason, in words)
 
 
 class Hub:
@@ -106,21 +111,21 @@ class Hub:
                 return
             session = _Session(bot_id, token, capacity, threading.Condition(self._lock))
             if old is not None:  # its requests are sent again, to the new session
-                self._leave(old, "replaced by a newer session")
+                self._leave(old, "replaced", "replaced by a newer session")
             self._sessions[bot_id] = session
 
-    def leave(self, bot_id: int, token: str | None, why: str) -> None:
-        """The session left this process (closed, or taken over by another): its polls
-        end and its requests are answered ``moved``."""
+    def leave(self, bot_id: int, token: str | None, reason: str, why: str) -> None:
+        """The session left this process (``reason``: closed, or moved to another): its
+        polls end and its requests are answered ``moved``."""
         with self._lock:
             session = self._sessions.get(bot_id)
             if session is None or (token is not None and session.token != token):
                 return
             del self._sessions[bot_id]
-            self._leave(session, why)
+            self._leave(session, reason, why)
 
-    def _leave(self, session: _Session, why: str) -> None:
-        session.gone = why
+    def _leave(self, session: _Session, reason: str, why: str) -> None:
+        session.gone = (reason, why)
         for poll in session.polls:
             poll.set()
         session.changed.notify_all()
@@ -177,14 +182,17 @@ class Hub:
                 session.changed.notify_all()
             try:
                 until = now + wait
-                while not session.queue and not ended.is_set():
+                # nothing to hand, or as many handed and not answered as the bot takes
+                while (not session.queue or len(session.out) >= session.capacity) and not (
+                    ended.is_set()
+                ):
                     left = until - time.monotonic()
                     if left <= 0:
                         break
                     session.changed.wait(left)
                 if session.gone is not None:
-                    raise Replaced(session.gone)
-                if not session.queue or ended.is_set():
+                    raise Replaced(*session.gone)
+                if not session.queue or ended.is_set() or len(session.out) >= session.capacity:
                     return []
                 delivery = session.queue.popleft()
                 delivery.handed_at = time.monotonic()
@@ -199,7 +207,7 @@ class Hub:
     def _session(self, bot_id: int, token: str) -> _Session:
         session = self._sessions.get(bot_id)
         if session is None or session.token != token:
-            raise Replaced("this session is not the bot's live session here")
+            raise Replaced("moved", "this session is not held here")
         return session
 
     def _answer(
@@ -214,6 +222,7 @@ class Hub:
             return
         latency = (now - delivery.handed_at) * 1000.0 if delivery.handed_at else None
         self._settle(delivery, "answer", status=status, answer=body, latency_ms=latency)
+        session.changed.notify_all()  # one more may be handed out
 
     # -- the worker's side ---------------------------------------------------------------------
     def deliver(self, delivery: Delivery) -> Delivery:
@@ -245,7 +254,8 @@ class Hub:
         if session is not None:
             if delivery in session.queue:
                 session.queue.remove(delivery)
-            session.out.pop(delivery.request_id, None)
+            if session.out.pop(delivery.request_id, None) is not None:
+                session.changed.notify_all()  # one more may be handed out
         away = session is None or (
             not session.polls and time.monotonic() - session.last_poll_end > self.away_seconds
         )

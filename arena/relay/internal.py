@@ -141,7 +141,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if what == "moved":
             token = orjson.loads(body).get("token")
-            relay.hub.leave(bot_id, token, "taken over by another web process")
+            relay.hub.leave(bot_id, token, "moved", "taken over by another web process")
             self._reply(204, "moved", None)
             return
         if what not in PATHS:
