@@ -1233,15 +1233,17 @@ def test_cl8_wins_rounds_won_come_before_the_summed_totals():
     assert outcome.ranks == [1, 2, 3] and outcome.scores == [2, 1, 0]
 
 
-def test_cl8_tas_de_merde_lower_tally_ranks_higher():
-    """CL-8 `tas_de_merde`: the card drawn adds its value (CA-2); the lowest tally wins."""
-    state = table(3, scoring="tas_de_merde", rounds=1)
+@pytest.mark.parametrize(("values", "queen"), [({}, 10), ({"Q": 12}, 12)])
+def test_cl8_tas_de_merde_lower_tally_ranks_higher(values, queen):
+    """CL-8 `tas_de_merde`: the card drawn adds its value (CA-2, option `values`); the
+    lowest tally wins."""
+    state = table(3, scoring="tas_de_merde", rounds=1, values=values)
     draws = iter([cards.NAMES.index("QH"), cards.NAMES.index("3S")])
     state.rng.randrange = lambda n: next(draws)
     finish_round(state, [["AH"], ["9S"], ["9D"]])  # seat 0 has cactus and draws nothing
     outcome = GAME.outcome(state)
-    assert state.tally == [0, 10, 3]
-    assert outcome.ranks == [1, 3, 2] and outcome.scores == [0, 10, 3]
+    assert state.tally == [0, queen, 3]
+    assert outcome.ranks == [1, 3, 2] and outcome.scores == [0, queen, 3]
 
 
 @pytest.mark.parametrize(
@@ -1492,6 +1494,99 @@ def test_pg6_a_tie_for_the_lowest_deal_penalty_is_broken_by_the_seeded_generator
         assert state.starter in (0, 2) and state.dealer == (state.starter - 1) % 3
         starters.add(state.starter)
     assert starters == {0, 2}
+
+
+@pytest.mark.parametrize(
+    ("scoring", "fields", "scores"),
+    [
+        ("wins", {"wins": [2, 1], "sum_totals": [5, 9]}, {"wins": [2, 1], "sum_totals": [5, 9]}),
+        ("tas_de_merde", {"tally": [7, 3]}, {"tally": [7, 3]}),
+        ("maximus", {"points": [3, -1]}, {"points": [3, -1]}),
+        ("penalty", {"penalty": [40, 12]}, {"penalty": [40, 12]}),
+    ],
+)
+def test_view_public_counters_and_the_match_score(scoring, fields, scores):
+    """The legal view's public part: the stock's size, the discard (top last), the round,
+    the caller, the values (CA-2) and the match score in the shape of `scoring` (CL-8,
+    PG-6)."""
+    state = table(2, layouts=[["5H"], ["5S"]], stock=["2C", "3C", "4C"], discard=["KC", "JD"],
+                  scoring=scoring, values={"K": -1})  # fmt: skip
+    for name, value in fields.items():
+        setattr(state, name, value)
+    state.caller = 1
+    for seat in (0, 1):
+        view = GAME.view(state, seat)
+        assert (view["game"], view["seat"], view["players"], view["round"]) == (
+            "cactus", seat, 2, 1)  # fmt: skip
+        assert (view["stock"], view["discard"], view["called_by"]) == (3, ["KC", "JD"], 1)
+        assert view["values"]["K"] == -1 and view["values"]["Q"] == 10
+        assert view["scores"] == scores
+
+
+def test_pg1_after_the_initial_peeks_the_starter_plays():
+    """PG-1 then CA-11 / PG-6: once every seat chose its two cards, the round's starter
+    plays first: the seat after the dealer in the first deal, the lowest scorer later."""
+    state = GAME.new_state(3, 8, {"preset": "pagat"})
+    answer_all(state, {})
+    assert kinds(state) == [(1, "turn")]
+    state = table(3, preset="pagat")
+    finish_round(state, [["QH", "QS"], ["AH"], ["KS"]])  # no call: 20, 1, 0
+    assert state.phase == "initial_peek" and asked(state) == [0, 1, 2]
+    answer_all(state, {})
+    assert kinds(state) == [(2, "turn")] and state.dealer == 1
+
+
+@pytest.mark.parametrize(
+    ("next_round", "dealer", "starter"), [("rotate", 1, 2), ("lowest_score", 0, 1)]
+)
+def test_ca11_pg6_the_next_round_option_in_the_classic_preset(next_round, dealer, starter):
+    """CA-11 / PG-6 option `next_round` with classic scoring: the dealer moves on, or the
+    round's lowest total starts."""
+    state = table(3, next_round=next_round)
+    finish_round(state, [["9H"], ["2S"], ["QD"]])
+    assert (state.dealer, state.player) == (dealer, starter)
+
+
+@pytest.mark.parametrize(
+    ("rank", "answer", "public", "private"),
+    [
+        ("7", {"type": "peek", "slot": 1},
+         {"type": "power", "power": "power_peek", "player": 0, "slots": [1]},
+         [{"type": "power_peek", "player": 0, "seen": [{"slot": 1, "card": "9S"}]}]),
+        ("9", {"type": "peek_other", "player": 1, "slot": 0},
+         {"type": "power", "power": "peek_other", "player": 0, "target": 1, "slot": 0},
+         [{"type": "seen", "player": 1, "slot": 0, "card": "KS"}]),
+        ("Q", {"type": "blind_swap", "slot": 1, "player": 1, "other_slot": 0},
+         {"type": "power", "power": "blind_swap", "player": 0, "slot": 1, "target": 1,
+          "other_slot": 0}, []),
+    ],
+)  # fmt: skip
+def test_pg3_a_power_used_is_public_what_it_shows_is_not(rank, answer, public, private):
+    """PG-3 and the legal view: everyone sees which power was used on which slots, only
+    its user sees the card a peek shows, and a blind swap shows nobody anything."""
+    state = table(2, preset="pagat", layouts=[["5H", "9S"], ["KS", "2D"]], stock=[rank + "C"])
+    draw_and_discard(state, 0)
+    pass_windows_until_power(state)
+    mark = len(state.events)
+    act(state, 0, answer)
+    got = [(e.data, e.to) for e in state.events[mark:]]
+    assert got == [(public, None)] + [(data, frozenset({0})) for data in private]
+
+
+def test_cl2_the_8_peek_is_public_what_it_shows_is_not():
+    """CL-2: the peek is public (the 8 then lands on the discard); the card seen is the
+    drawer's alone."""
+    state = table(2, layouts=[["5H", "9S"], ["KS"]], stock=["8C"])
+    act(state, 0, DRAW)
+    mark = len(state.events)
+    act(state, 0, {"type": "peek", "slot": 1})
+    got = [(e.data, e.to) for e in state.events[mark:]]
+    assert got == [
+        ({"type": "power", "power": "eight_peek", "player": 0, "slots": [1]}, None),
+        ({"type": "eight_peek", "player": 0, "seen": [{"slot": 1, "card": "9S"}]},
+         frozenset({0})),
+        ({"type": "discard", "player": 0, "card": "8C"}, None),
+    ]  # fmt: skip
 
 
 # -- the legal view, complete: each seat is shown all it knows, and only that --------------------

@@ -702,6 +702,45 @@ def test_cg14_a_stolen_point_that_misses_the_target_ends_the_turn() -> None:
     assert state.points == [6, 0] and GAME.outcome(state) is None and state.player == 1
 
 
+def test_view_public_counts_and_who_decides() -> None:
+    """The legal view: one's own hand; every hand's size, the draw pile's size, the
+    discard, every player's Points and the supply (CG-2), the target (CG-20) and the cap
+    (CG-21), whose turn it is, and what each seat is asked now (CG-17: the Stop holders)."""
+    state = table(3, [[FP, C], [STOP, W], [S]], draw=[C] * 7, discard=[W, J],
+                  points=[2, 0, 1], target=6, max_turns=50)  # fmt: skip
+    step(state, {0: play(FP)})
+    for seat, decision in ((0, None), (1, "stop"), (2, None)):
+        view = GAME.view(state, seat)
+        assert view["hand"] == {"cards": sorted(state.hands[seat])}
+        assert (view["hand_sizes"], view["draw_pile"], view["discard"]) == (
+            [1, 2, 1], 7, {"cards": [W, J, FP]})  # fmt: skip
+        assert (view["points"], view["point_supply"]) == ([2, 0, 1], 27)
+        assert (view["target"], view["max_turns"], view["players"]) == (6, 50, 3)
+        assert (view["turn"], view["player"], view["phase"]) == (1, 0, "stop")
+        assert view["decision"] == decision and view["chain"]["card"] == FP
+    step(state, {1: PASS})
+    assert [GAME.view(state, s)["decision"] for s in range(3)] == [None, "turn", None]
+    assert GAME.view(state, 2)["points"] == [3, 0, 1] and "chain" not in GAME.view(state, 2)
+
+
+@pytest.mark.parametrize("winner", [0, 2])
+def test_cg20_the_outcome_names_the_winner_and_why(winner: int) -> None:
+    """CG-20: the player who reaches the target ranks first, whichever seat it is (seat 0
+    too); the outcome and the public game_over event say it was the target."""
+    hands = [[C], [C], [C]]
+    hands[winner] = [FP]
+    points = [0, 0, 0]
+    points[winner] = 6
+    state = table(3, hands, points=points, player=winner)
+    step(state, {winner: play(FP)})
+    outcome = GAME.outcome(state)
+    assert outcome is not None and outcome.ranks[winner] == 1
+    assert outcome.rounds[0]["winner"] == winner and outcome.rounds[0]["reason"] == "target"
+    over = state.events[-1]
+    assert over.to is None and over.data["type"] == "game_over"
+    assert (over.data["winner"], over.data["reason"]) == (winner, "target")
+
+
 # -- a stronger, game-specific oracle ----------------------------------------------------
 PARTY: dict[str, Callable[[dict[str, Any]], set[int]]] = {
     # who may receive a private event that names cards, by event type
