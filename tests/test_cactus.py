@@ -849,14 +849,14 @@ def test_ca5_who_knows_the_card_swapped_in(source, knowers):
     """CA-5 and the legal view: a card drawn from the stock is seen by its drawer only, so
     only they know it once swapped in; a card taken from the face-up discard is known to
     all where it goes.  The old card lands face up on the discard."""
-    state = table(3, layouts=[["5H", "9S"], ["KS"], ["2D"]], stock=["JC"], discard=["4C"])
+    state = table(3, layouts=[["5H", "9S"], ["KS"], ["2D"]], stock=["JC"], discard=["AC", "4C"])
     state.known[0][0][1] = "9S"
     act(state, 0, {"type": source})
     act(state, 0, {"type": "swap", "slot": 1})
-    new = "JC" if source == "draw" else "4C"
+    new = "JC" if source == "draw" else "4C"  # the top of the discard
     for seat in range(3):
         assert shown(state, seat, 0) == {0: None, 1: new if seat in knowers else None}
-    assert names(state.discard)[-1] == "9S"
+    assert names(state.discard) == (["AC", "4C", "9S"] if source == "draw" else ["AC", "9S"])
 
 
 @pytest.mark.parametrize("source", ["draw", "take_discard"])
@@ -1514,10 +1514,13 @@ def test_view_public_counters_and_the_match_score(scoring, fields, scores):
     for name, value in fields.items():
         setattr(state, name, value)
     state.caller = 1
+    assert (state.dealer, state.starter, state.player) == (0, 1, 0)
     for seat in (0, 1):
         view = GAME.view(state, seat)
         assert (view["game"], view["seat"], view["players"], view["round"]) == (
             "cactus", seat, 2, 1)  # fmt: skip
+        assert (view["dealer"], view["to_move"], view["phase"]) == (0, 0, "turn")
+        assert view["decision"] == ("turn" if seat == 0 else None)
         assert (view["stock"], view["discard"], view["called_by"]) == (3, ["KC", "JD"], 1)
         assert view["values"]["K"] == -1 and view["values"]["Q"] == 10
         assert view["scores"] == scores

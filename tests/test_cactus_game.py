@@ -431,6 +431,10 @@ def test_cg14_steal_a_point_needs_a_point_owner() -> None:
     assert not [a for a in legal(state, 0) if a.get("card") == SP]  # only oneself owns one
     state = table(3, [[SP, C], [S], [W]], points=[0, 0, 2])
     assert [a for a in legal(state, 0) if a.get("card") == SP] == [play(SP, target=2)]
+    state = table(4, [[SP, C], [S], [W]], points=[0, 1, 0, 3], player=0)
+    assert {a["target"] for a in legal(state, 0) if a.get("card") == SP} == {1, 3}
+    state = table(4, [[C], [S], [SP, W]], points=[1, 1, 0, 3], player=2)
+    assert {a["target"] for a in legal(state, 2) if a.get("card") == SP} == {0, 1, 3}
 
 
 def test_cg15_ask_is_public() -> None:
@@ -739,6 +743,50 @@ def test_cg20_the_outcome_names_the_winner_and_why(winner: int) -> None:
     over = state.events[-1]
     assert over.to is None and over.data["type"] == "game_over"
     assert (over.data["winner"], over.data["reason"]) == (winner, "target")
+    assert [GAME.view(state, seat)["decision"] for seat in range(3)] == [None] * 3
+
+
+def _seen_by(state: CactusGameState, seat: int, *types: str) -> list[dict[str, Any]]:
+    return [e.data for e in state.events if e.visible_to(seat) and e.data["type"] in types]
+
+
+def test_cg6_cg9_cg13_events_count_what_really_moved() -> None:
+    """CG-6, CG-9, CG-13 and CG-8: the public events say how many cards were drawn and
+    how many Points gained, not how many were due."""
+    state = table(2, [[C], []], draw=[S, J], discard=[])
+    step(state, {0: DRAW})  # J; seat 1 must draw three and finds one
+    assert _seen_by(state, 0, "draw") == [
+        {"type": "draw", "player": 0, "count": 1, "cards": [J]},
+        {"type": "draw", "player": 1, "count": 1, "forced": True},
+    ]
+    state = table(2, [[W, W, W], [C]], supply=2)
+    step(state, {0: sets(W, W, W)})
+    assert _seen_by(state, 1, "gain") == [
+        {"type": "gain", "player": 0, "count": 2, "reason": "set"}
+    ]
+    state = table(2, [[D3], [W]], draw=[S], discard=[C])
+    step(state, {0: play(D3)})
+    assert _seen_by(state, 1, "draw", "reshuffle") == [
+        {"type": "reshuffle", "draw_pile": 2},
+        {"type": "draw", "player": 0, "count": 3},
+    ]
+    assert _seen_by(state, 0, "draw") == [
+        {"type": "draw", "player": 0, "count": 3, "cards": sorted([S, C, D3])}
+    ]
+
+
+def test_cg17_cg18_the_stop_events_say_whom_each_stop_answers() -> None:
+    """CG-17, CG-18: each Stop is public with the seat it stops and its place in the
+    chain; the card's fate is public."""
+    state = table(2, [[FP, STOP, C], [STOP, C]])
+    step(state, {0: play(FP)})
+    step(state, {1: STOP_IT})
+    step(state, {0: STOP_IT})
+    assert _seen_by(state, 1, "stop", "resolve") == [
+        {"type": "stop", "player": 1, "card": STOP, "against": 0, "chain": 1},
+        {"type": "stop", "player": 0, "card": STOP, "against": 1, "chain": 2},
+        {"type": "resolve", "player": 0, "card": FP, "stopped": False, "stops": 2},
+    ]
 
 
 # -- a stronger, game-specific oracle ----------------------------------------------------
