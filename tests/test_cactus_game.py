@@ -250,8 +250,9 @@ CASES = [
     Case("CG-6", "a forced draw across a reshuffle", [[C], []], [{0: DRAW}],
          {"hands": [[C, S], [W, J, J]], "player": 0, "discard": [], "draw_pile": 0},
          {"n": 2, "draw": [W, S], "discard": [J, J]}),
-    Case("CG-6", "empty hands and piles: turns pass with nothing to the cap", [[], [], []],
-         [{0: DRAW}], {"hands": [[], [], []], "turn": 6, "phase": "over", "ranks": [1, 1, 1]},
+    Case("CG-6", "empty piles: forced draws give nothing, turns go on to the cap", [[C], [], []],
+         [{0: DRAW}, {0: DRAW}],
+         {"hands": [[C], [], []], "turn": 6, "phase": "over", "ranks": [1, 1, 1]},
          {"draw": [], "max_turns": 6}),
     # CG-9: what is left of the supply; a stolen Point does not come from the supply
     Case("CG-9", "a Walter set with two Points left gives two", [[W, W, W], [C]],
