@@ -90,6 +90,22 @@ def test_ca3_slot_ids_are_stable_and_new_cards_get_new_ids():
     assert layout(state, 1)[1] == "3D"
 
 
+def test_ca3_the_deal_goes_one_card_at_a_time_from_the_dealers_left():
+    """CA-3: the dealer gives each player one card at a time, clockwise from their left,
+    until each has four (slots 0 to 3 in that order).  With the shuffle left out, the
+    stock's top card (the deck's last) goes to the seat after the dealer's slot 0."""
+    state = GAME.new_state(3, 1)
+    state.rng.shuffle = lambda deck: None
+    state.dealer = 1
+    GAME._start_round(state)
+    assert [layout(state, seat) for seat in range(3)] == [
+        {0: "KH", 1: "QS", 2: "QC", 3: "JD"},
+        {0: "KD", 1: "QH", 2: "JS", 3: "JC"},
+        {0: "KS", 1: "KC", 2: "QD", 3: "JH"},
+    ]
+    assert len(state.stock) == 40 and state.discard == []
+
+
 # -- CA-4 stock and discard -------------------------------------------------------------
 
 
