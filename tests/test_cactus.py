@@ -1216,6 +1216,50 @@ def test_cl5_a_new_round_locks_nothing():
         assert legal(state, seat)[1:] == [snap(s) for s in state.layouts[seat]]
 
 
+@pytest.mark.parametrize(
+    ("preset", "options", "layout_after", "discard", "asked_next"),
+    [
+        ("classic", {}, {0: "4H", 1: "9D"}, ["5C", "QS"], [(0, "snap"), (1, "snap")]),
+        ("classic", {"wrong_snap": "returns"}, {0: "QS", 1: "9D", 4: "4H"}, ["5C"],
+         [(0, "call")]),
+        ("classic", {"penalty_cards": 2, "wrong_snap": "returns", "snap_after_miss": True},
+         {0: "QS", 1: "9D", 4: "4H", 5: "3H"}, ["5C"], [(0, "snap")]),
+        ("pagat", {}, {0: "QS", 1: "9D", 4: "4H", 5: "3H"}, ["5C"], [(0, "call")]),
+        # CA-8: with snap_chain off a thrown card opens no window, a wrong one either
+        ("pagat", {"wrong_snap": "stays"}, {0: "4H", 1: "9D", 4: "3H"}, ["5C", "QS"],
+         [(0, "call")]),
+        ("pagat", {"wrong_snap": "stays", "snap_chain": True}, {0: "4H", 1: "9D", 4: "3H"},
+         ["5C", "QS"], [(0, "snap"), (1, "snap")]),
+    ],
+)  # fmt: skip
+def test_cl5_pg4_wrong_snap_options_in_either_preset(
+    preset, options, layout_after, discard, asked_next
+):
+    """CL-5 / PG-4 / CA-8, options `wrong_snap`, `penalty_cards`, `snap_after_miss` and
+    `snap_chain` across the presets: where the wrong card goes, where the penalty cards go,
+    and whether a window follows (on the wrong card when it stays and snap_chain is on, on
+    the same card when it returns and snap_after_miss is on, else none)."""
+    state = table(2, preset=preset, layouts=[["KH"], ["QS", "9D"]],
+                  stock=["2H", "3H", "4H", "5C"], **options)  # fmt: skip
+    draw_and_discard(state, 0)
+    answer_all(state, {1: snap(0)})
+    assert layout(state, 1) == layout_after and names(state.discard) == discard
+    assert kinds(state) == asked_next
+
+
+@pytest.mark.parametrize(
+    ("preset", "option", "first", "seen"),
+    [("classic", "choose_two", "initial_peek", []), ("pagat", "bottom_row", "turn", [2, 3])],
+)
+def test_cl1_pg1_the_initial_peek_option_in_either_preset(preset, option, first, seen):
+    """CL-1 / PG-1 option `initial_peek`: either way of seeing two cards in either preset."""
+    state = GAME.new_state(3, 4, {"preset": preset, "initial_peek": option})
+    assert {kind for _, kind in kinds(state)} == {first}
+    for seat in range(3):
+        known = [s for s, c in shown(state, seat, seat).items() if c is not None]
+        assert known == seen
+
+
 # -- CL-7 / CL-8 scoring edges ----------------------------------------------------------------
 
 

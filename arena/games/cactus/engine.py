@@ -478,7 +478,11 @@ class Cactus(Game):
             state.discard.append(card)
             state.eight_offer = None
             self._penalise(state, thrower, first_slot=slot)
-            self._open_window(state, card, thrower, set())
+            if state.options.snap_chain:  # CL-5: a window on the wrong card's rank
+                self._open_window(state, card, thrower, set())
+            else:  # CA-8: without the chain a thrown card opens no window, a wrong one neither
+                state.window = None
+                self._after_windows(state)
         else:
             # PG-4: the card goes back, seen by all; two unseen cards in new slots
             for known in state.known:
