@@ -996,11 +996,13 @@ def test_ca7_who_may_call_and_the_last_turns(
     assert asked(state) == asked_seats and {k for _, k in kinds(state)} == {"call"}
     answer_all(state, {seat: CALL for seat in callers})
     played = []
-    while not state.round_results:
+    for _ in range(players):  # bounded: a round that never ends fails, it does not hang
+        if state.round_results:
+            break
         assert kinds(state) == [(state.player, "turn")]
         played.append(state.player)
         draw_and_discard(state, state.player)
-    assert played == last_turns
+    assert played == last_turns and state.round_results
     assert state.round_results[0]["caller"] == next(s for s in asked_seats if s in callers)
 
 
@@ -1655,6 +1657,9 @@ def test_cl2_the_8_peek_is_public_what_it_shows_is_not():
 # -- the legal view, complete: each seat is shown all it knows, and only that --------------------
 
 
+VIEW_MATCH_STEPS = 5_000  # these matches take at most about 200 steps
+
+
 def _views_match(n, seed, options):
     """A random match (answers from a generator of its own) where, after every step, each
     event is tagged for exactly the seats the leak table's rule names (public events for
@@ -1666,7 +1671,7 @@ def _views_match(n, seed, options):
     rules = oracle.table.events
     chooser = random.Random(f"views:{seed}")
     requests, answers, audited = [], None, 0
-    while True:
+    for _ in range(VIEW_MATCH_STEPS):
         oracle.update(state, requests, answers)
         for i in range(audited, len(state.events)):
             event = state.events[i]
@@ -1690,6 +1695,7 @@ def _views_match(n, seed, options):
         requests = GAME.pending(state)
         answers = {r.seat: chooser.choice(r.legal_actions) for r in requests}
         GAME.apply(state, answers)
+    pytest.fail(f"the match did not end within {VIEW_MATCH_STEPS} steps")
 
 
 @pytest.mark.parametrize(
