@@ -238,6 +238,72 @@ CASES = [
     Case("CG-18", "a third seat stops the Stop", [[FP, C], [STOP, S], [STOP]],
          [{0: play(FP)}, {1: STOP_IT}, {2: STOP_IT}],
          {"points": [1, 0, 0], "player": 1, "hands": [[C], [S], []]}),
+    # -- edges: boundaries, empty hands and piles, the largest table ------------------------
+    # CG-4: a stopped card keeps the turn; the draw that follows ends it; the next seat's
+    # empty hand draws three (CG-6) and the turn comes back
+    Case("CG-4", "a stopped Draw Three, then a draw", [[D3, C], [STOP]],
+         [{0: play(D3)}, {1: STOP_IT}, {0: DRAW}],
+         {"hands": [[C, C], [C, C, C]], "player": 0, "turn": 3, "this_turn": []}, {"n": 2}),
+    # CG-6: the forced draw takes what there is, across a reshuffle (CG-8) or not at all
+    Case("CG-6", "a forced draw of the last card gives one", [[C], []], [{0: DRAW}],
+         {"hands": [[C, S], [W]], "player": 0, "turn": 3}, {"n": 2, "draw": [W, S]}),
+    Case("CG-6", "a forced draw across a reshuffle", [[C], []], [{0: DRAW}],
+         {"hands": [[C, S], [W, J, J]], "player": 0, "discard": [], "draw_pile": 0},
+         {"n": 2, "draw": [W, S], "discard": [J, J]}),
+    Case("CG-6", "empty piles: forced draws give nothing, turns go on to the cap", [[C], [], []],
+         [{0: DRAW}, {0: DRAW}],
+         {"hands": [[C], [], []], "turn": 6, "phase": "over", "ranks": [1, 1, 1]},
+         {"draw": [], "max_turns": 6}),
+    # CG-9: what is left of the supply; a stolen Point does not come from the supply
+    Case("CG-9", "a Walter set with two Points left gives two", [[W, W, W], [C]],
+         [{0: sets(W, W, W)}], {"points": [2, 0, 0], "supply": 0, "player": 1}, {"supply": 2}),
+    Case("CG-9", "a Point can be stolen from an empty supply", [[SP, C], [C]],
+         [{0: play(SP, target=1)}], {"points": [1, 0, 0], "supply": 0, "player": 1},
+         {"points": [0, 1, 0], "supply": 0}),
+    # CG-13: the Draw Three just played can come back through a reshuffle
+    Case("CG-13", "Draw Three reshuffles its own card back", [[D3], [W]], [{0: play(D3)}],
+         {"hands": [[S, J, D3], [W], []], "discard": [], "draw_pile": 0, "player": 1},
+         {"draw": [S, J], "discard": []}),
+    # CG-14: the victim's last Point
+    Case("CG-14", "Steal a Point takes the last one", [[SP], [C]], [{0: play(SP, target=2)}],
+         {"points": [1, 0, 0], "player": 1}, {"points": [0, 0, 1]}),
+    # CG-17 at the largest table: seat 4 plays; Stops at 0, 2 and 5 all answer: 5 is first
+    # after 4; the Stop's window asks 0 and 2, who pass: the Free Point is cancelled
+    Case("CG-17", "six seats: the first Stop clockwise after the player",
+         [[STOP, C], [C], [STOP, C], [C], [FP, C], [STOP, C]],
+         [{4: play(FP)}, {0: STOP_IT, 2: STOP_IT, 5: STOP_IT}, {0: PASS, 2: PASS}],
+         {"hands": [[STOP, C], [C], [STOP, C], [C], [C], [C]], "points": [0] * 6,
+          "player": 4, "phase": "turn", "this_turn": ["play", "stop"]},
+         {"n": 6, "player": 4}),
+    # CG-18: a Stop's window runs clockwise from the seat after its player, and the
+    # original card's player may answer; two Stops: the Free Point happens
+    Case("CG-18", "the Stop's window starts after the stopper",
+         [[FP, STOP, C], [STOP], [STOP], [STOP]],
+         [{0: play(FP)}, {2: STOP_IT}, {3: STOP_IT, 0: STOP_IT, 1: STOP_IT}, {}],
+         {"hands": [[STOP, C], [STOP], [], []], "points": [1, 0, 0, 0], "player": 1},
+         {"n": 4}),
+    Case("CG-18", "four Stops: the card happens", [[FP, STOP, STOP, C], [STOP, STOP, C]],
+         [{0: play(FP)}, {1: STOP_IT}, {0: STOP_IT}, {1: STOP_IT}, {0: STOP_IT}],
+         {"hands": [[C], [C]], "points": [1, 0], "player": 1}, {"n": 2}),
+    # CG-20: the game ends at once on the target, whatever gain reaches it
+    Case("CG-20", "a Free Point reaching the target wins", [[FP, C], [C]], [{0: play(FP)}],
+         {"points": [7, 0, 0], "phase": "over", "ranks": [1, 2, 2]}, {"points": [6, 0, 0]}),
+    Case("CG-20", "a set past the target wins", [[W, W, W], [C]], [{0: sets(W, W, W)}],
+         {"points": [8, 5, 0], "phase": "over", "ranks": [1, 2, 3]}, {"points": [5, 5, 0]}),
+    Case("CG-20", "four players: the others ranked by Points, ties shared", [[FP], [C]],
+         [{0: play(FP)}], {"points": [5, 3, 3, 0], "ranks": [1, 2, 2, 4]},
+         {"n": 4, "points": [4, 3, 3, 0]}),
+    Case("CG-20", "five players need five", [[FP, C], [C]], [{0: play(FP)}],
+         {"points": [4, 0, 0, 0, 0], "phase": "turn", "player": 1, "ranks": None},
+         {"n": 5, "points": [3, 0, 0, 0, 0]}),
+    Case("CG-20", "six players need four", [[FP], [C]], [{0: play(FP)}],
+         {"points": [4, 0, 0, 0, 0, 0], "ranks": [1, 2, 2, 2, 2, 2]},
+         {"n": 6, "points": [3, 0, 0, 0, 0, 0]}),
+    Case("CG-20", "the target option", [[C, C, C], [C]], [{0: sets(C, C, C)}],
+         {"points": [2, 0, 0], "ranks": [1, 2, 2]}, {"points": [1, 0, 0], "target": 2}),
+    # CG-21: the cap ranks by Points, equal Points share the first rank
+    Case("CG-21", "the cap with everyone level", [[C], [C], [C]], [{0: DRAW}],
+         {"phase": "over", "ranks": [1, 1, 1]}, {"points": [2, 2, 2], "max_turns": 1}),
 ]  # fmt: skip
 
 
@@ -257,6 +323,8 @@ def test_rule_table(case: Case) -> None:
         "supply": state.supply,
         "draw_pile": len(state.draw_pile),
         "turn": state.turn,
+        "ranks": None if state.result is None else state.result.ranks,
+        "this_turn": [e["type"] for e in GAME.view(state, state.player)["this_turn"]],
     }
     for key, value in case.expect.items():
         if key == "hands":
@@ -364,6 +432,10 @@ def test_cg14_steal_a_point_needs_a_point_owner() -> None:
     assert not [a for a in legal(state, 0) if a.get("card") == SP]  # only oneself owns one
     state = table(3, [[SP, C], [S], [W]], points=[0, 0, 2])
     assert [a for a in legal(state, 0) if a.get("card") == SP] == [play(SP, target=2)]
+    state = table(4, [[SP, C], [S], [W]], points=[0, 1, 0, 3], player=0)
+    assert {a["target"] for a in legal(state, 0) if a.get("card") == SP} == {1, 3}
+    state = table(4, [[C], [S], [SP, W]], points=[1, 1, 0, 3], player=2)
+    assert {a["target"] for a in legal(state, 2) if a.get("card") == SP} == {0, 1, 3}
 
 
 def test_cg15_ask_is_public() -> None:
@@ -535,6 +607,187 @@ def test_cg15_cg17_the_only_card_named_is_a_stop(answer: dict[str, Any], given: 
     assert state.hands[1] == []
     assert sorted(state.hands[0]) == ([C, STOP] if given else [C])
     assert state.discard == ([ASK] if given else [ASK, STOP])
+
+
+# -- edges the rule text pins -------------------------------------------------------------
+BOOKLET = {  # CG-1, as the rule text lists them
+    "charlie": 16, "spike": 12, "walter": 5, "joker": 3,
+    "free_point": 3, "swap_hands": 3, "look_and_steal": 6, "draw_three": 6,
+    "steal_a_point": 6, "ask_for_a_card": 10, "steal_a_card": 10, "stop": 10,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("n", [2, 6])
+def test_cg1_cg3_the_deck_of_the_rules_at_two_and_six_players(n: int) -> None:
+    """CG-1: the 90 white cards kind by kind; CG-3: five each, the rest face down, the
+    first player from the seed, any seat."""
+    state = GAME.new_state(n, 5)
+    assert Counter(c for c in GAME.all_cards(state) if c != "point") == BOOKLET
+    assert [len(h) for h in state.hands] == [5] * n and len(state.draw_pile) == 90 - 5 * n
+    assert {GAME.new_state(n, seed).player for seed in range(60)} == set(range(n))
+
+
+@pytest.mark.parametrize(
+    ("hand", "listed"),
+    [
+        ([C, C, C], [[C, C, C]]),
+        ([C, C, J], [[C, C, J]]),
+        ([S, J, J], [[S, J, J]]),
+        ([J, J, J], [[J, J, J]]),
+        ([C, J, J, J], [[C, J, J], [J, J, J]]),
+        ([W, W, W, J, J], [[W, W, W], [W, W, J], [W, J, J]]),
+        ([S, S, W, W, J], [[S, S, J], [W, W, J]]),
+        ([C, C, S, S, W, W], []),
+        ([J, J, FP, STOP], []),
+    ],
+)
+def test_cg7_which_sets_may_be_played(hand: list[str], listed: list[list[str]]) -> None:
+    """CG-7: three of a kind, or completed by Jokers (one or two), or three Jokers."""
+    state = table(2, [hand, [C]])
+    got = [a["cards"] for a in legal(state, 0) if a["type"] == "play_set"]
+    assert sorted(got) == sorted(listed)
+
+
+def test_cg8_the_new_draw_pile_is_shuffled_with_the_match_generator() -> None:
+    """CG-8: the discard becomes the draw pile shuffled (seeded): what is drawn from it
+    depends on the generator, and the same generator draws the same card."""
+    drawn = set()
+    for seed in range(10):
+        got = []
+        for _ in range(2):
+            state = table(2, [[C], [C]], draw=[], discard=[S, W, J, FP, SH, LS, D3, SP])
+            state.rng.seed(seed)
+            step(state, {0: DRAW})
+            got.append(sorted(state.hands[0]))
+        assert got[0] == got[1]
+        drawn.add(tuple(got[0]))
+    assert len(drawn) > 2
+
+
+@pytest.mark.parametrize(
+    ("n", "pairs"),
+    [(2, [[0, 1]]), (3, [[0, 1], [0, 2], [1, 2]]),
+     (6, [[a, b] for a in range(6) for b in range(a + 1, 6)])],
+)  # fmt: skip
+def test_cg11_swap_hands_names_any_two_players(n: int, pairs: list[list[int]]) -> None:
+    """CG-11: any two different players, the player themself included, each pair once."""
+    state = table(n, [[SH, C]])
+    got = [a["players"] for a in legal(state, 0) if a.get("card") == SH]
+    assert sorted(got) == pairs
+
+
+def test_cg4_the_plays_of_a_turn_are_public_until_it_ends() -> None:
+    """CG-4 and the view: every seat sees the cards played this turn; the next turn
+    starts with none."""
+    state = table(3, [[ASK, SC, C, C, C], [C, W], [S]])
+    step(state, {0: play(ASK, target=1, named=W)})
+    step(state, {0: play(SC, target=2)})
+    for seat in range(3):
+        shown = GAME.view(state, seat)["this_turn"]
+        assert [(e["type"], e["card"]) for e in shown] == [("play", ASK), ("play", SC)]
+    step(state, {0: sets(C, C, C)})
+    assert [e["type"] for e in GAME.view(state, 0)["this_turn"]] == []
+    assert all(GAME.view(state, seat)["this_turn"] == [] for seat in range(3))
+
+
+def test_cg12_take_lists_each_kind_the_target_holds() -> None:
+    """CG-12: any one card of the hand looked at: each kind it holds, once."""
+    state = table(3, [[LS], [S, S, STOP, J, J]])
+    step(state, {0: play(LS, target=1)})
+    step(state, {1: PASS})
+    assert legal(state, 0) == [take(J), take(S), take(STOP)]
+    step(state, {0: take(STOP)})
+    assert sorted(state.hands[1]) == [J, J, S, S] and state.hands[0] == [STOP]
+
+
+def test_cg14_a_stolen_point_that_misses_the_target_ends_the_turn() -> None:
+    """CG-14: the turn ends after the steal; the game goes on below the target."""
+    state = table(2, [[SP, C], [C]], points=[5, 1])
+    step(state, {0: play(SP, target=1)})
+    assert state.points == [6, 0] and GAME.outcome(state) is None and state.player == 1
+
+
+def test_view_public_counts_and_who_decides() -> None:
+    """The legal view: one's own hand; every hand's size, the draw pile's size, the
+    discard, every player's Points and the supply (CG-2), the target (CG-20) and the cap
+    (CG-21), whose turn it is, and what each seat is asked now (CG-17: the Stop holders)."""
+    state = table(3, [[FP, C], [STOP, W], [S]], draw=[C] * 7, discard=[W, J],
+                  points=[2, 0, 1], target=6, max_turns=50)  # fmt: skip
+    step(state, {0: play(FP)})
+    for seat, decision in ((0, None), (1, "stop"), (2, None)):
+        view = GAME.view(state, seat)
+        assert view["hand"] == {"cards": sorted(state.hands[seat])}
+        assert (view["hand_sizes"], view["draw_pile"], view["discard"]) == (
+            [1, 2, 1], 7, {"cards": [W, J, FP]})  # fmt: skip
+        assert (view["points"], view["point_supply"]) == ([2, 0, 1], 27)
+        assert (view["target"], view["max_turns"], view["players"]) == (6, 50, 3)
+        assert (view["turn"], view["player"], view["phase"]) == (1, 0, "stop")
+        assert view["decision"] == decision and view["chain"]["card"] == FP
+    step(state, {1: PASS})
+    assert [GAME.view(state, s)["decision"] for s in range(3)] == [None, "turn", None]
+    assert GAME.view(state, 2)["points"] == [3, 0, 1] and "chain" not in GAME.view(state, 2)
+
+
+@pytest.mark.parametrize("winner", [0, 2])
+def test_cg20_the_outcome_names_the_winner_and_why(winner: int) -> None:
+    """CG-20: the player who reaches the target ranks first, whichever seat it is (seat 0
+    too); the outcome and the public game_over event say it was the target."""
+    hands = [[C], [C], [C]]
+    hands[winner] = [FP]
+    points = [0, 0, 0]
+    points[winner] = 6
+    state = table(3, hands, points=points, player=winner)
+    step(state, {winner: play(FP)})
+    outcome = GAME.outcome(state)
+    assert outcome is not None and outcome.ranks[winner] == 1
+    assert outcome.rounds[0]["winner"] == winner and outcome.rounds[0]["reason"] == "target"
+    over = state.events[-1]
+    assert over.to is None and over.data["type"] == "game_over"
+    assert (over.data["winner"], over.data["reason"]) == (winner, "target")
+    assert [GAME.view(state, seat)["decision"] for seat in range(3)] == [None] * 3
+
+
+def _seen_by(state: CactusGameState, seat: int, *types: str) -> list[dict[str, Any]]:
+    return [e.data for e in state.events if e.visible_to(seat) and e.data["type"] in types]
+
+
+def test_cg6_cg9_cg13_events_count_what_really_moved() -> None:
+    """CG-6, CG-9, CG-13 and CG-8: the public events say how many cards were drawn and
+    how many Points gained, not how many were due."""
+    state = table(2, [[C], []], draw=[S, J], discard=[])
+    step(state, {0: DRAW})  # J; seat 1 must draw three and finds one
+    assert _seen_by(state, 0, "draw") == [
+        {"type": "draw", "player": 0, "count": 1, "cards": [J]},
+        {"type": "draw", "player": 1, "count": 1, "forced": True},
+    ]
+    state = table(2, [[W, W, W], [C]], supply=2)
+    step(state, {0: sets(W, W, W)})
+    assert _seen_by(state, 1, "gain") == [
+        {"type": "gain", "player": 0, "count": 2, "reason": "set"}
+    ]
+    state = table(2, [[D3], [W]], draw=[S], discard=[C])
+    step(state, {0: play(D3)})
+    assert _seen_by(state, 1, "draw", "reshuffle") == [
+        {"type": "reshuffle", "draw_pile": 2},
+        {"type": "draw", "player": 0, "count": 3},
+    ]
+    assert _seen_by(state, 0, "draw") == [
+        {"type": "draw", "player": 0, "count": 3, "cards": sorted([S, C, D3])}
+    ]
+
+
+def test_cg17_cg18_the_stop_events_say_whom_each_stop_answers() -> None:
+    """CG-17, CG-18: each Stop is public with the seat it stops and its place in the
+    chain; the card's fate is public."""
+    state = table(2, [[FP, STOP, C], [STOP, C]])
+    step(state, {0: play(FP)})
+    step(state, {1: STOP_IT})
+    step(state, {0: STOP_IT})
+    assert _seen_by(state, 1, "stop", "resolve") == [
+        {"type": "stop", "player": 1, "card": STOP, "against": 0, "chain": 1},
+        {"type": "stop", "player": 0, "card": STOP, "against": 1, "chain": 2},
+        {"type": "resolve", "player": 0, "card": FP, "stopped": False, "stops": 2},
+    ]
 
 
 # -- a stronger, game-specific oracle ----------------------------------------------------

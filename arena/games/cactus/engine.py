@@ -393,7 +393,6 @@ class Cactus(Game):
         assert card is not None
         self._show_own(state, p, [action["slot"]], "eight_peek")
         state.hand = None
-        state.powers_used.add(card)
         state.emit({"type": "discard", "player": p, "card": cards.name(card)})
         self._turn_discards(state, card)
 
@@ -479,7 +478,11 @@ class Cactus(Game):
             state.discard.append(card)
             state.eight_offer = None
             self._penalise(state, thrower, first_slot=slot)
-            self._open_window(state, card, thrower, set())
+            if state.options.snap_chain:  # CL-5: a window on the wrong card's rank
+                self._open_window(state, card, thrower, set())
+            else:  # CA-8: without the chain a thrown card opens no window, a wrong one neither
+                state.window = None
+                self._after_windows(state)
         else:
             # PG-4: the card goes back, seen by all; two unseen cards in new slots
             for known in state.known:
@@ -631,8 +634,8 @@ class Cactus(Game):
         state.phase = "turn"
         state.hand = None
         state.turn_discard = None
-        # CL-5: a penalty card may be thrown once its owner's next turn has begun (seed 000:
-        # "il doit attendre le tour suivant"); other seats' penalty cards stay locked
+        # CL-5: a penalty card may be thrown once its owner's next turn has begun (the French
+        # rules: "il doit attendre le tour suivant"); other seats' penalty cards stay locked
         state.locked = {(owner, card) for owner, card in state.locked if owner != player}
         state.window = None
         # CL-3: the offer goes to this player if the passed-on 8 is still on top
@@ -815,13 +818,9 @@ class Cactus(Game):
             known[owner].pop(slot, None)
 
     def _is_powered_eight(self, state: CactusState, card: int) -> bool:
-        """CL-2: only an 8 just drawn from the stock has a power, once."""
-        return (
-            state.options.eight_power
-            and state.hand_from == "stock"
-            and cards.rank(card) == "8"
-            and card not in state.powers_used
-        )
+        """CL-2: an 8 just drawn from the stock has a power, each time it is drawn (unlike
+        PG-3's powers, classic tracks none per physical card)."""
+        return state.options.eight_power and state.hand_from == "stock" and cards.rank(card) == "8"
 
     def _eight_power_available(self, state: CactusState) -> bool:
         return (
