@@ -1,0 +1,178 @@
+"""The bot's side of the connect transport (``/api/connect``) through the app: signed
+sessions and polls, what is refused, sessions replaced and closed, draining; requests
+handed to the web process's hub as a worker hands them (``arena.relay``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from arena.models import Bot, BotSession
+from arena.relay.hub import Delivery
+from arena.relay.internal import SIGNATURE, TIMESTAMP, signature
+
+INFO = {"apiversion": "1", "name": "ada", "version": "2", "games": ["cactus"], "capacity": 1}
+
+
+def register(client: FlaskClient, **fields: Any) -> dict[str, Any]:
+    body = {"name": "ada", "owner": "ada", "games": ["cactus"], "connect": True, **fields}
+    answer = client.post("/api/bots", json=body)
+    assert answer.status_code == 201, answer.get_json()
+    return answer.get_json()
+
+
+def signed(client: FlaskClient, path: str, secret: str, body: dict[str, Any], **kw: Any):
+    """POST ``body`` signed with ``secret`` (a fresh request_id unless it has one)."""
+    body = {"request_id": os.urandom(16).hex(), **body}
+    raw = json.dumps(body).encode()
+    ts = kw.pop("timestamp", str(int(time.time())))
+    headers = {TIMESTAMP: ts, SIGNATURE: signature(secret, ts, raw)}
+    return client.post(path, data=raw, headers=headers, content_type="application/json", **kw)
+
+
+def open_session(client: FlaskClient, bot: dict[str, Any], info: dict | None = None) -> str:
+    answer = signed(
+        client, "/api/connect/session", bot["signing_secret"],
+        {"bot_id": bot["id"], "info": info or INFO},
+    )  # fmt: skip
+    assert answer.status_code == 200, answer.get_json()
+    return answer.get_json()["session"]
+
+
+def poll(client: FlaskClient, bot: dict[str, Any], session: str, **fields: Any):
+    body = {"bot_id": bot["id"], "session": session, "answers": [], **fields}
+    return signed(client, "/api/connect/poll", bot["signing_secret"], body)
+
+
+def hand(app: Flask, bot_id: int, request_id: str, seconds: float = 5.0) -> Delivery:
+    """A request as a worker hands it to the bot's home (here, this app's relay)."""
+    return Delivery(
+        bot_id=bot_id,
+        request_id=request_id,
+        path="/act",
+        body=json.dumps({"request_id": request_id, "view": {}}).encode(),
+        timestamp="1700000000",
+        signature="sha256=signed-by-the-worker",
+        deadline=time.monotonic() + seconds,
+    )
+
+
+def in_thread(call: Callable[[], Any]) -> tuple[threading.Thread, list[Any]]:
+    out: list[Any] = []
+    thread = threading.Thread(target=lambda: out.append(call()), daemon=True)
+    thread.start()
+    return thread, out
+
+
+@pytest.fixture
+def bot(client: FlaskClient) -> dict[str, Any]:
+    return register(client)
+
+
+def test_a_bot_registered_to_connect_has_no_endpoint_and_is_told_what_it_needs(client, bot):
+    assert set(bot) >= {"id", "signing_secret", "owner_token"} and bot["connect"] is True
+    detail = client.get(f"/api/bots/{bot['id']}").get_json()
+    assert detail["connection"]["connected"] is False and "endpoint" not in detail
+    answer = client.post("/api/bots", json={"name": "b", "owner": "b", "connect": True})
+    assert answer.status_code == 422 and "games" in answer.get_json()["errors"]["json"]
+    both = {"name": "c", "owner": "c", "games": ["cactus"], "connect": True,
+            "endpoint": "http://127.0.0.1:9"}  # fmt: skip
+    assert client.post("/api/bots", json=both).status_code == 422
+
+
+def test_a_request_goes_out_in_a_poll_and_its_answer_comes_back_in_the_next(app, client, bot):
+    session = open_session(client, bot)
+    detail = client.get(f"/api/bots/{bot['id']}").get_json()
+    assert detail["connection"]["connected"] is True
+    assert detail["connection"]["capacity"] == 1 and detail["info"]["capacity"] == 1
+    request = hand(app, bot["id"], "a" * 32)
+    hub = app.extensions["arena.relay"].hub
+    worker, _ = in_thread(lambda: hub.deliver(request))
+    answer = poll(client, bot, session)
+    assert answer.status_code == 200, answer.get_json()
+    [wire] = answer.get_json()["requests"]
+    assert wire == request.wire()  # the webhook request, its own signature with it
+    answer = poll(
+        client, bot, session, answers=[{"request_id": "a" * 32, "status": 200,
+                                        "body": {"action": {"type": "draw"}}}],
+    )  # fmt: skip
+    worker.join(5)
+    assert request.outcome == "answer" and json.loads(request.answer) == {
+        "action": {"type": "draw"}
+    }
+
+
+def test_what_is_not_the_bot_is_refused(client, bot):
+    secret = bot["signing_secret"]
+    body = {"bot_id": bot["id"], "info": INFO}
+    assert signed(client, "/api/connect/session", "x" * 32, body).status_code == 401
+    old = str(int(time.time()) - 3600)
+    assert signed(client, "/api/connect/session", secret, body, timestamp=old).status_code == 401
+    unsigned = client.post("/api/connect/session", json={**body, "request_id": "b" * 32})
+    assert unsigned.status_code == 401
+    once = {**body, "request_id": "c" * 32}
+    assert signed(client, "/api/connect/session", secret, once).status_code == 200
+    replayed = signed(client, "/api/connect/session", secret, once)
+    assert replayed.status_code == 401 and "replayed" in replayed.get_json()["message"]
+    nobody = {"bot_id": 99999, "info": INFO}
+    assert signed(client, "/api/connect/session", secret, nobody).status_code == 404
+    wrong = signed(client, "/api/connect/session", secret, {**body, "info": {**INFO, "games": []}})
+    assert wrong.status_code == 400
+
+
+def test_a_webhook_bot_cannot_open_a_session(client, info_bot):
+    webhook = client.post(
+        "/api/bots", json={"name": "web", "owner": "o", "endpoint": info_bot()}
+    ).get_json()
+    answer = signed(
+        client, "/api/connect/session", webhook["signing_secret"],
+        {"bot_id": webhook["id"], "info": INFO},
+    )  # fmt: skip
+    assert answer.status_code == 409 and '"connect": true' in answer.get_json()["message"]
+
+
+def test_a_second_session_replaces_the_first_whose_polls_are_told_why(app, client, bot):
+    first = open_session(client, bot)
+    second = open_session(client, bot)
+    answer = poll(client, bot, first)
+    assert answer.status_code == 409 and answer.get_json()["reason"] == "replaced"
+    with app.extensions["arena.db"].session() as session:
+        row = session.get(BotSession, bot["id"])
+        assert row.token == second and row.replaced == 1
+    detail = client.get(f"/api/bots/{bot['id']}").get_json()
+    assert detail["connection"]["sessions_replaced"] == 1
+    closed = signed(
+        client, "/api/connect/close", bot["signing_secret"],
+        {"bot_id": bot["id"], "session": second},
+    )  # fmt: skip
+    assert closed.status_code == 204
+    answer = poll(client, bot, second)
+    assert answer.status_code == 409 and answer.get_json()["reason"] == "closed"
+    assert client.get(f"/api/bots/{bot['id']}").get_json()["connection"]["connected"] is False
+
+
+def test_a_draining_bot_is_told_at_once_when_nothing_is_left(client, bot):
+    session = open_session(client, bot)
+    started = time.monotonic()
+    answer = poll(client, bot, session, draining=True)
+    assert answer.get_json() == {"requests": [], "playing": 0}
+    assert time.monotonic() - started < 5  # not held for poll_seconds
+
+
+def test_a_bot_moves_between_the_transports(app, client, bot, info_bot):
+    token = {"Authorization": f"Bearer {bot['owner_token']}"}
+    moved = client.patch(f"/api/bots/{bot['id']}", json={"endpoint": info_bot()}, headers=token)
+    assert moved.status_code == 200, moved.get_json()
+    assert moved.get_json()["connect"] is False
+    back = client.patch(f"/api/bots/{bot['id']}", json={"connect": True}, headers=token)
+    assert back.status_code == 200 and back.get_json()["connect"] is True
+    with app.extensions["arena.db"].session() as session:
+        assert session.get(Bot, bot["id"]).endpoint is None
