@@ -15,6 +15,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from arena.api import connect as connect_api
 from arena.models import Bot, BotSession
 from arena.relay.hub import Delivery
 from arena.relay.internal import SIGNATURE, TIMESTAMP, signature
@@ -73,7 +74,8 @@ def in_thread(call: Callable[[], Any]) -> tuple[threading.Thread, list[Any]]:
 
 
 @pytest.fixture
-def bot(client: FlaskClient) -> dict[str, Any]:
+def bot(client: FlaskClient, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    monkeypatch.setattr(connect_api, "POLL_SECONDS", 0.5)  # an empty poll is not held long
     return register(client)
 
 
