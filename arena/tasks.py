@@ -103,7 +103,9 @@ def celery_settings(config: Config) -> dict[str, Any]:
         settings["broker_transport"] = broker.TRANSPORT
         settings["broker_transport_options"] = config.broker_folders()
     else:
-        settings["broker_transport"] = None  # from the URL's scheme
+        # from the URL's scheme; for Redis, kombu's transport with a repair (arena.broker)
+        scheme = config.broker_url.partition("://")[0]
+        settings["broker_transport"] = broker.REDIS_TRANSPORT if scheme == "redis" else None
         # Redis hands an unacknowledged message out again after this long: never while
         # its match may still be running (the warden recovers a dead worker's match
         # long before that)

@@ -7,6 +7,7 @@ truncated or twice, or if any goes missing."""
 
 from __future__ import annotations
 
+import shutil
 import threading
 from pathlib import Path
 from queue import Empty
@@ -18,6 +19,7 @@ from kombu import Connection
 from arena import broker
 from arena.config import from_env
 from arena.tasks import celery_settings
+from tests.lanes import _redis_server
 
 MESSAGES = 300
 BODY = "x" * 200_000  # a write large enough to take several system calls
@@ -100,7 +102,28 @@ def test_the_embedded_profile_runs_on_this_transport(tmp_path: Path) -> None:
     with app.connection_for_write() as connection:
         assert isinstance(connection.transport, broker.Transport)
     services = from_env({"ARENA_DATA_DIR": str(tmp_path), "ARENA_BROKER_URL": "redis://x"})
-    assert celery_settings(services)["broker_transport"] is None
+    assert celery_settings(services)["broker_transport"] == broker.REDIS_TRANSPORT
+    rabbit = from_env({"ARENA_DATA_DIR": str(tmp_path), "ARENA_BROKER_URL": "amqp://x"})
+    assert celery_settings(rabbit)["broker_transport"] is None  # kombu's, by the scheme
+
+
+def test_a_redis_channel_of_a_closed_connection_fails_as_a_lost_connection(
+    tmp_path: Path,
+) -> None:
+    """When the Redis server goes away the consumer closes its connection while a channel
+    of it may still be used: that must raise one of the transport's connection errors
+    (Celery connects again) and not AttributeError (Celery ends the worker)."""
+    if shutil.which("redis-server") is None:
+        pytest.skip("the redis-server program is not installed")
+    with _redis_server(tmp_path) as (url, _restart):
+        connection = Connection(url, transport=broker.REDIS_TRANSPORT)
+        channel = connection.default_channel
+        assert channel.client.ping()
+        transport = connection.transport
+        connection._do_close_transport()  # what closing the connection does to it
+        with pytest.raises(transport.connection_errors):
+            channel._connparams()
+        channel.close()
 
 
 def test_an_unreadable_message_file_is_dropped_not_fatal(tmp_path: Path) -> None:
