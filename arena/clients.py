@@ -76,12 +76,15 @@ _READ = 65536  # bytes asked of a socket at a time
 
 
 class Response:
-    __slots__ = ("body", "keep_alive", "status")
+    __slots__ = ("body", "headers", "keep_alive", "status")
 
-    def __init__(self, status: int, body: bytes, keep_alive: bool):
+    def __init__(
+        self, status: int, body: bytes, keep_alive: bool, headers: dict[bytes, bytes] | None = None
+    ):
         self.status = status
         self.body = body
         self.keep_alive = keep_alive
+        self.headers = headers or {}  # by lower-case name
 
 
 def _cut_short() -> BotFault:
@@ -292,7 +295,7 @@ class ResponseParser:
         if keep_alive:
             keep_alive = b"keep-alive" in tokens if not self.http11 else b"close" not in tokens
         # bytes after the answer: nothing was asked for them, the connection is not reused
-        return Response(self.status, body, keep_alive and not self.buffer)
+        return Response(self.status, body, keep_alive and not self.buffer, self.headers)
 
 
 def _parse_head(lines: list[bytes]) -> tuple[int, bool, dict[bytes, bytes]]:
@@ -727,6 +730,11 @@ class HttpExchange:
                 received=len(response.body),
                 excerpt=excerpt(response.body),
             ) from None
+
+    @property
+    def response(self) -> Response | None:
+        """The answer as received (status, headers, body), or None: it failed."""
+        return self._response if self._error is None else None
 
     def cancel(self) -> None:
         if self.done:

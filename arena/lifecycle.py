@@ -284,12 +284,15 @@ def _discard_result(session: Session, match: Match) -> None:
 
 # -- what an attempt plays ---------------------------------------------------------------------
 class SeatPlan(NamedTuple):
-    """How to reach one seat's bot: endpoint, signing secret, name, declared capacity."""
+    """How to reach one seat's bot: endpoint (None: the bot connects out, and is reached
+    through the web process holding its session), signing secret, name, declared
+    capacity, id."""
 
-    endpoint: str
+    endpoint: str | None
     secret: str
     name: str
     capacity: int | None
+    bot_id: int = 0
 
 
 class Plan(NamedTuple):
@@ -316,6 +319,7 @@ def plan(match: Match) -> Plan:
             s.bot.signing_secret,
             s.bot.name,
             declared_capacity(s.bot),
+            s.bot_id,
         )
         for s in match.seats
     ]
@@ -325,7 +329,9 @@ def plan(match: Match) -> Plan:
 def declared_capacity(bot: Bot) -> int | None:
     """How many requests at once the bot declared it takes (its ``GET /``), or None."""
     value = (bot.info or {}).get("capacity")
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    return 1 if bot.endpoint is None else None  # a connected bot is handed one at a time
 
 
 # -- ending ----------------------------------------------------------------------------------

@@ -40,6 +40,8 @@ from sqlalchemy.orm import Session, selectinload
 
 from arena import broker, lifecycle, live
 from arena.clients import HttpClient, Pools
+from arena.relay import sessions
+from arena.relay.client import RelayClient
 from arena.config import Config, from_env
 from arena.db import Database
 from arena.lifecycle import ELO, MAX_FAILURES
@@ -124,12 +126,13 @@ def configure(config: Config) -> Celery:
     old = _state.get("db")
     if old is not None:
         old.dispose()
-    pools = _state.get("pools")
-    if pools is not None:
-        pools.close()
+    for name in ("pools", "relay_pools"):
+        pools = _state.get(name)
+        if pools is not None:
+            pools.close()
     for writer in (_state.get("live") or {}).values():
         writer.close()
-    _state.update(config=config, db=None, pools=None, live={})
+    _state.update(config=config, db=None, pools=None, relay_pools=None, live={})
     return celery
 
 
@@ -157,6 +160,32 @@ def _pools() -> Pools:
                 check_address=config.address_policy.check,
             )
         return _state["pools"]
+
+
+def _client(database: Database, seat: lifecycle.SeatPlan) -> HttpClient | RelayClient:
+    """The referee's client of a seat's bot: over HTTP to its endpoint, or through the web
+    process holding its session when it connects out."""
+    if seat.endpoint is not None:
+        pool = _pools().get(seat.endpoint, seat.capacity)
+        return HttpClient(seat.endpoint, seat.secret, seat.name, pool=pool)
+
+    def locate(bot_id: int = seat.bot_id) -> str | None:
+        with database.session() as session:
+            return sessions.locate(session, bot_id)
+
+    return RelayClient(
+        seat.bot_id, seat.secret, seat.name, locate=locate, pools=_relay_pools(),
+        capacity=seat.capacity,
+    )  # fmt: skip
+
+
+def _relay_pools() -> Pools:
+    """The connections of this process to the web processes holding connected bots'
+    sessions: the arena's own addresses, which the bots' address policy is not for."""
+    with _state_lock:
+        if _state.get("relay_pools") is None:
+            _state["relay_pools"] = Pools(max_connections=_config().connections_per_bot)
+        return _state["relay_pools"]
 
 
 def _live_writer(database: Database, interval: float) -> live.LiveWriter | None:
@@ -204,7 +233,7 @@ def _fresh_process(**_: Any) -> None:
     sockets; it plays one match at a time and has a warden of its own."""
     if _state.get("db") is not None:
         _state["db"].engine.dispose(close=False)
-    _state["pools"] = None
+    _state["pools"] = _state["relay_pools"] = None
     start_warden(capacity=1)
 
 
@@ -328,11 +357,7 @@ def play_claimed(
                 match = session.get(Match, match_id, options=[_WITH_BOTS])
                 assert match is not None
                 plan = lifecycle.plan(match)
-        pools = _pools()
-        clients = [
-            HttpClient(s.endpoint, s.secret, s.name, pool=pools.get(s.endpoint, s.capacity))
-            for s in plan.seats
-        ]
+        clients = [_client(database, seat) for seat in plan.seats]
         referee = Referee(
             max_strikes=config.max_strikes,
             deadline_ms=config.deadline_ms,

@@ -1,0 +1,187 @@
+"""The worker's side of the connect transport (``arena.relay.client``) against real web
+process relays (``arena.relay.internal``, each with its listener on loopback) and a bot
+taking its requests from their hubs as the connect endpoints do: the bot gets the
+webhook's signed body, its answer and its own latency come back, and a session that moves
+between homes, or a home that dies, costs the bot no fault while it is back in time."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+import pytest
+
+from arena.clients import Pools
+from arena.referee import BotFault, settle
+from arena.relay.client import RelayClient
+from arena.relay.hub import Hub, Replaced
+from arena.relay.internal import Relay, check_signature
+
+BOT, SECRET = 7, "s3cret-s3cret-s3cret"
+PAYLOAD = {"match_id": "m-1", "seat": 0, "deadline_ms": 800, "legal_actions": [{"type": "pass"}]}
+
+
+class Bot:
+    """A connected bot in a thread: polls ``hub`` with session ``token`` and answers each
+    request after ``think`` seconds with ``answer(body)``; keeps what it received."""
+
+    def __init__(self, hub: Hub, token: str, think: float = 0.0,
+                 answer: Callable[[dict[str, Any]], Any] | None = None):  # fmt: skip
+        self.hub, self.token, self.think = hub, token, think
+        self.answer = answer or (lambda body: {"action": body["legal_actions"][0]})
+        self.received: list[dict[str, Any]] = []
+        self.stop = threading.Event()
+        hub.open(BOT, token, capacity=4)
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        answers: list[tuple[str, int, bytes]] = []
+        while not self.stop.is_set():
+            try:
+                handed = self.hub.poll(BOT, self.token, answers, wait=0.2)
+            except Replaced:
+                return
+            answers = []
+            for delivery in handed:
+                wire = delivery.wire()
+                assert not check_signature(SECRET, wire["timestamp"], wire["signature"],
+                                           wire["body"].encode())  # fmt: skip
+                body = orjson.loads(wire["body"])
+                self.received.append(body)
+                time.sleep(self.think)
+                answers.append((body["request_id"], 200, orjson.dumps(self.answer(body))))
+        if answers:
+            self.hub.poll(BOT, self.token, answers, wait=0)
+
+
+@pytest.fixture
+def homes():
+    relays = [Relay(lambda bot_id: SECRET if bot_id == BOT else None) for _ in range(2)]
+    yield relays
+    for relay in relays:
+        relay.close()
+
+
+@pytest.fixture(autouse=True)
+def pools():
+    """The worker's pools of connections to the homes, closed after each test."""
+    made = Pools()
+    _POOLS.append(made)
+    yield made
+    _POOLS.remove(made)
+    made.close()
+
+
+_POOLS: list[Pools] = []
+
+
+def client(locate: Callable[[], str | None]) -> RelayClient:
+    return RelayClient(BOT, SECRET, "laptop", locate=locate, pools=_POOLS[-1], capacity=4)
+
+
+def ask(relay_client: RelayClient, payload: dict[str, Any] = PAYLOAD) -> tuple[Any, float]:
+    """The answer (or the fault) and the latency the referee would record, in ms."""
+    exchange = relay_client.begin_act(payload)
+    settle([exchange])
+    latency = (exchange.finished - exchange.started) * 1000.0
+    try:
+        return exchange.result(), latency
+    except BotFault as fault:
+        return fault, latency
+
+
+def test_the_bot_gets_the_webhook_body_and_its_own_latency_is_recorded(homes):
+    home = homes[0]
+    bot = Bot(home.hub, "s1", think=0.05)
+    try:
+        answer, latency = ask(client(home.home))
+    finally:
+        bot.stop.set()
+    assert answer == {"action": {"type": "pass"}}
+    [body] = bot.received
+    assert body == {**PAYLOAD, "request_id": body["request_id"]}  # what a webhook gets
+    assert 50 <= latency < 250  # the bot's thinking, not the poll's wait or the relay's hop
+
+
+def test_a_bot_not_connected_yet_has_the_rest_of_its_deadline_to_come(homes):
+    home = homes[0]
+    where: list[str | None] = [None]
+    late: list[Bot] = []
+
+    def connect_later() -> None:
+        time.sleep(0.3)
+        late.append(Bot(home.hub, "s1"))
+        where[0] = home.home()
+
+    threading.Thread(target=connect_later, daemon=True).start()
+    answer, _ = ask(client(lambda: where[0]))
+    late[0].stop.set()
+    assert answer == {"action": {"type": "pass"}}
+
+
+def test_a_bot_that_never_connects_is_a_disconnected_fault_at_its_deadline():
+    started = time.monotonic()
+    fault, _ = ask(client(lambda: None))
+    assert isinstance(fault, BotFault) and fault.kind == "disconnected"
+    assert "not connected" in fault.detail
+    assert time.monotonic() - started >= 0.8  # the whole deadline was given
+
+
+def test_a_session_moved_to_another_home_mid_request_is_asked_there_without_a_fault(homes):
+    first, second = homes
+    where = [first.home()]
+    Bot(first.hub, "s1", think=10.0).stop.set()  # takes the request, never answers
+    moved: list[Bot] = []
+
+    def move() -> None:  # the bot polls the other process, which takes the session over
+        time.sleep(0.2)
+        moved.append(Bot(second.hub, "s1"))
+        where[0] = second.home()
+        first.hub.leave(BOT, "s1", "moved", "taken over by another web process")
+
+    threading.Thread(target=move, daemon=True).start()
+    answer, _ = ask(client(lambda: where[0]))
+    moved[0].stop.set()
+    assert answer == {"action": {"type": "pass"}}
+    assert moved[0].received and moved[0].received[0]["request_id"]
+
+
+def test_a_home_that_dies_is_replaced_by_the_next_one_the_bot_polls(homes):
+    first, second = homes
+    where = [first.home()]
+    first.close()  # the web process holding the session is gone
+    back: list[Bot] = []
+
+    def come_back() -> None:
+        time.sleep(0.2)
+        back.append(Bot(second.hub, "s1"))
+        where[0] = second.home()
+
+    threading.Thread(target=come_back, daemon=True).start()
+    answer, _ = ask(client(lambda: where[0]))
+    back[0].stop.set()
+    assert answer == {"action": {"type": "pass"}}
+
+
+def test_a_bot_gone_for_good_is_a_disconnected_fault_saying_it_was_lost(homes):
+    first = homes[0]
+    home = first.home()
+    first.close()
+    fault, _ = ask(client(lambda: home))
+    assert isinstance(fault, BotFault) and fault.kind == "disconnected"
+    assert "lost" in fault.detail
+
+
+def test_a_bot_that_takes_too_long_is_a_timeout_like_a_webhook_bot(homes):
+    home = homes[0]
+    bot = Bot(home.hub, "s1", think=1.5)
+    try:
+        fault, latency = ask(client(home.home))
+    finally:
+        bot.stop.set()
+    assert isinstance(fault, BotFault) and fault.kind == "timeout"
+    assert latency < 2000
