@@ -56,6 +56,7 @@ from arena.models import (
     MATCH_OPEN,
     Bot,
     BotPin,
+    BotSession,
     Counter,
     Match,
     MatchSeat,
@@ -128,6 +129,8 @@ def claim(
     lapsed = match.status == "running"
     if lapsed and match.lease_expires_at is not None and aware(match.lease_expires_at) > now:
         return "running under a live lease"
+    if not lapsed and away_draining(session, match):
+        return BUSY  # its queued matches wait until it comes back
     if not pin_bots(session, match, owner, until, now):
         return BUSY
     if lapsed:
@@ -150,6 +153,23 @@ def claim(
     match.lease_expires_at = until
     live.forget(session, match.id, keep_attempt=match.attempts)  # earlier attempts: gone
     return None
+
+
+def away_draining(session: Session, match: Match) -> bool:
+    """A bot of the match connects out and drained its session (it was stopped): the
+    arena starts no new match with it until it opens a new one."""
+    return bool(
+        session.scalar(
+            select(func.count())
+            .select_from(BotSession)
+            .join(Bot, Bot.id == BotSession.bot_id)
+            .where(
+                BotSession.bot_id.in_([s.bot_id for s in match.seats]),
+                BotSession.draining.is_(True),
+                Bot.endpoint.is_(None),
+            )
+        )
+    )
 
 
 def pin_bots(

@@ -240,6 +240,8 @@ def fault_reason(fault: dict[str, Any]) -> str:
         return "the bot closed the connection without answering"
     if kind == "connection_error":
         return f"connection error: {detail}" if detail else "connection error"
+    if kind == "disconnected":
+        return f"disconnected: {detail}" if detail else "disconnected from the arena"
     if kind == "refused_address":
         # the policy's own words say what is refused, never why (arena.netpolicy)
         return detail or "the endpoint's address is not allowed by the arena's network policy"

@@ -683,6 +683,9 @@ def schedule_ladder(database: Database, config: Config, seed: int | None = None)
                 for b in session.scalars(select(Bot).where(Bot.status == "active"))
                 if ladder.game in b.games
             ]
+            # a bot that connects out is seated only while it is connected
+            online = sessions.online(session, (b.id for b in bots if b.endpoint is None))
+            bots = [b for b in bots if b.endpoint is not None or b.id in online]
             k = ladder.seats_per_match
             if len(bots) < k:
                 continue

@@ -20,6 +20,8 @@ from arena.lifecycle import Ended, Plan, attempt_id, redeal_seed
 from arena.models import (
     Bot,
     BotPin,
+    BotSession,
+    Ladder,
     Match,
     MatchSeat,
     RatingChange,
@@ -29,6 +31,7 @@ from arena.models import (
     utcnow,
 )
 from arena.referee import MatchRecord, PolicyClient, Referee, policy_rng
+from arena.relay import sessions
 from arena.replay import check
 from tests.lanes import postgres_url
 
@@ -301,3 +304,50 @@ def test_a_bot_that_declares_its_capacity_is_played_by_one_worker_at_a_time(db):
     with db.session() as session:
         session.get(BotPin, bots[0]).expires_at = utcnow() - dt.timedelta(seconds=1)
     claim(db, fifth, "worker c")  # worker b died: its pin lapsed with its lease
+
+
+def test_a_connect_bot_that_drained_has_no_new_match_until_it_connects_again(db):
+    """A bot stopped with Ctrl-C drains its session: its queued matches wait (BUSY) until
+    it opens a new session, instead of being played on defaults while it is gone."""
+    bots = add_bots(db, 2)
+    with db.session() as session:
+        laptop = session.get(Bot, bots[0])
+        laptop.endpoint = None  # it connects out
+        laptop.info = {"capacity": 2}  # what it declared as it connected
+        sessions.open_session(session, laptop.id, "http://127.0.0.1:1", {"capacity": 2})
+    match_id = single_match(db, bots, seed=12)
+    with db.session() as session:
+        session.get(BotSession, bots[0]).draining = True
+    now = utcnow()
+    with db.session() as session:
+        match = session.get(Match, match_id, with_for_update=True)
+        assert lifecycle.claim(session, match, "worker a", now + LEASE, now) == lifecycle.BUSY
+    assert (row(db, match_id).status, row(db, match_id).attempts) == ("queued", 0)
+    with db.session() as session:  # back: a new session is not draining
+        sessions.open_session(session, bots[0], "http://127.0.0.1:1", {"capacity": 2})
+    plan = claim(db, match_id, "worker a")
+    assert [s.endpoint for s in plan.seats] == [None, "http://127.0.0.1:9/1"]
+    assert [s.bot_id for s in plan.seats] == bots
+    assert plan.seats[0].capacity == 2
+
+
+def test_the_ladder_seats_a_connect_bot_only_while_it_is_connected(db, enqueued, tmp_path):
+    from arena import tasks
+    from arena.config import from_env
+
+    bots = add_bots(db, 5)
+    hooks, laptops = bots[:2], bots[2:]
+    with db.session() as session:
+        for bot_id in laptops:
+            session.get(Bot, bot_id).endpoint = None
+        online, drained, _never = laptops
+        sessions.open_session(session, online, "http://127.0.0.1:1", {})
+        sessions.open_session(session, drained, "http://127.0.0.1:1", {})
+        session.get(BotSession, drained).draining = True  # stopped with Ctrl-C
+        session.add(Ladder(game="cactus", enabled=True, seats_per_match=3))
+    created = tasks.schedule_ladder(db, from_env({"ARENA_DATA_DIR": str(tmp_path)}), seed=1)
+    assert created == enqueued and len(created) == 1
+    with db.session() as session:
+        seats = select(MatchSeat.bot_id).where(MatchSeat.match_id == created[0])
+        seated = set(session.scalars(seats))
+    assert seated == {*hooks, online}

@@ -259,10 +259,12 @@ def test_a_connection_error_says_what_failed() -> None:
 def test_every_kind_the_arena_produces_has_words_of_its_own() -> None:
     """A kind only named, with no cause (an old summary, a chart of kinds), still gets
     its own words, not the fallback of an unknown kind (its name again)."""
-    source = (ARENA / "referee.py").read_text() + (ARENA / "clients.py").read_text()
+    source = "".join(
+        (ARENA / name).read_text() for name in ("referee.py", "clients.py", "relay/client.py")
+    )
     kinds = set(re.findall(r'BotFault\(\s*"([a-z_]+)"', source))
     kinds |= set(re.findall(r'kind, detail = "([a-z_]+)"', source))
-    assert {"timeout", "http_status", "illegal_action", "too_large", "redirect"} <= kinds
+    assert {"timeout", "http_status", "illegal_action", "too_large", "disconnected"} <= kinds
     for kind in kinds | {"struck_out", "error: KeyError"}:
         reason = fault_reason({"kind": kind})
         assert reason != kind and not reason.startswith(f"{kind}:"), kind

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import secrets
+from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from sqlalchemy import select
@@ -72,6 +73,23 @@ def locate(session: Session, bot_id: int) -> str | None:
     return session.scalar(
         select(BotSession.home).where(BotSession.bot_id == bot_id, BotSession.closed_at.is_(None))
     )
+
+
+def online(session: Session, bot_ids: Iterable[int]) -> set[int]:
+    """Those of ``bot_ids`` connected now, taking new matches: a live session heard from
+    within ``ONLINE_FOR``, not draining."""
+    ids = list(bot_ids)
+    if not ids:
+        return set()
+    since = utcnow() - ONLINE_FOR
+    rows = session.execute(
+        select(BotSession.bot_id, BotSession.seen_at).where(
+            BotSession.bot_id.in_(ids),
+            BotSession.closed_at.is_(None),
+            BotSession.draining.is_(False),
+        )
+    )
+    return {bot_id for bot_id, seen_at in rows if aware(seen_at) >= since}
 
 
 def seen(session: Session, bot_id: int, token: str, draining: bool) -> None:
