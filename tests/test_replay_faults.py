@@ -264,7 +264,8 @@ def test_every_kind_the_arena_produces_has_words_of_its_own() -> None:
     )
     kinds = set(re.findall(r'BotFault\(\s*"([a-z_]+)"', source))
     kinds |= set(re.findall(r'kind, detail = "([a-z_]+)"', source))
-    assert {"timeout", "http_status", "illegal_action", "too_large", "disconnected"} <= kinds
+    assert {"timeout", "http_status", "illegal_action", "too_large", "redirect"} <= kinds
+    assert "disconnected" in kinds  # the connect transport's own
     for kind in kinds | {"struck_out", "error: KeyError"}:
         reason = fault_reason({"kind": kind})
         assert reason != kind and not reason.startswith(f"{kind}:"), kind
