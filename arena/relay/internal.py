@@ -2,7 +2,8 @@
 workers hand their requests to.
 
 The listener speaks HTTP/1.1 on ``ARENA_RELAY_HOST`` (loopback unless the operator says
-otherwise: workers on other machines must reach it) and a port of its own, started the
+otherwise: workers on other machines must reach it; ``0.0.0.0`` listens everywhere and
+gives the address the host's name resolves to) and a port of its own, started the
 first time the process holds a session; its address is the session's *home* in the
 database.  ``POST /relay/<bot id>/<act|start|end>`` carries exactly the signed request a
 webhook bot would get (the signature, with the bot's secret, is what tells the listener
@@ -19,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -100,6 +102,8 @@ class Relay:
                 ).start()
                 self._server = server
             host, port = self._server.server_address[:2]
+        if host in ("0.0.0.0", "::"):  # every interface: the address of this host's name
+            host = socket.gethostbyname(socket.gethostname())
         return f"http://[{host}]:{port}" if ":" in str(host) else f"http://{host}:{port}"
 
     def close(self) -> None:
