@@ -6,10 +6,14 @@ which opens no listening socket."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import socket
 import subprocess
 import sys
 import threading
+import time
+import urllib.request
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -19,11 +23,44 @@ import pytest
 from arenabot import make_server
 
 from arena.app import create_app
-from arena.processes import make_web_server
+from arena.processes import make_web_server, stop_processes
+from arena.relay import sessions
 from sample_bots.policy_bot import PolicyBot
-from tests.lanes import Lane, lane, wait_for
+from tests.lanes import Lane, free_port, lane, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+class SlowBot(PolicyBot):
+    """A webhook bot that thinks a little, so that a match lasts some seconds."""
+
+    asked: list[int] = []
+
+    def on_act(self, request: dict[str, Any]) -> Any:
+        SlowBot.asked.append(request["seat"])
+        time.sleep(0.03)
+        return super().on_act(request)
+
+
+@contextlib.contextmanager
+def connect_bot(url: str, bot_id: int, secret: str) -> Iterator[subprocess.Popen[bytes]]:
+    """The sample bot as a student starts it on a laptop: it connects out, no port."""
+    student = subprocess.Popen(
+        [sys.executable, "-m", "sample_bots.cactus_random", "--connect", url,
+         "--bot-id", str(bot_id), "--secret", secret],  # fmt: skip
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "sdk")])},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        yield student
+    finally:
+        if student.poll() is None:
+            student.kill()
+        student.wait()
+        assert student.stdout is not None
+        student.stdout.close()
 
 
 @pytest.fixture(
@@ -90,17 +127,7 @@ def test_a_connect_bot_plays_a_tournament_against_webhook_bots(server: Lane, web
             assert made.status_code == 201, made.json
             bot.secret = made.json["signing_secret"]
             ids.append(made.json["id"])
-        student = subprocess.Popen(
-            [sys.executable, "-m", "sample_bots.cactus_random", "--connect", url,
-             "--bot-id", str(laptop), "--secret", secret],  # fmt: skip
-            cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "sdk")])},
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-        )
-        stack.callback(student.stdout.close)
-        stack.callback(student.wait)
-        stack.callback(student.kill)
+        student = stack.enter_context(connect_bot(url, laptop, secret))
 
         def connected() -> bool:
             presence = api.get(f"/api/bots/{laptop}").json.get("connection") or {}
@@ -127,3 +154,130 @@ def test_a_connect_bot_plays_a_tournament_against_webhook_bots(server: Lane, web
         assert bot["recent_faults"] == []
         student.terminate()  # Ctrl-C's signal: it drains and leaves
         assert student.wait(timeout=30) == 0, student.stdout.read().decode()[-2000:]
+
+
+class Front:
+    """What a load balancer does for two web processes: each new connection goes to the
+    first one that accepts it (the second once the first is dead)."""
+
+    def __init__(self, ports: list[int]):
+        self.ports = ports
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            for port in self.ports:
+                try:
+                    upstream = socket.create_connection(("127.0.0.1", port), timeout=2)
+                    break
+                except OSError:
+                    continue
+            else:
+                client.close()
+                continue
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    def _pipe(self, source: socket.socket, sink: socket.socket) -> None:
+        """One direction; the thread reading ``source`` closes it at the end."""
+        with contextlib.suppress(OSError):
+            while data := source.recv(65536):
+                sink.sendall(data)
+        for s in (source, sink):
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+        source.close()
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+def serve(stack: ExitStack, server: Lane) -> tuple[subprocess.Popen[bytes], int]:
+    """One more ``arena serve`` process on the lane's database and broker."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena", "serve", "--port", str(port)],
+        env={**os.environ, **server.env},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    stack.callback(stop_processes, [proc], 10)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/games", timeout=2):
+                return proc, port
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                pytest.fail("arena serve did not answer within 60 s")
+            time.sleep(0.1)
+
+
+def test_the_web_process_holding_the_session_dies_mid_match_and_the_match_goes_on(
+    server: Lane, web
+) -> None:
+    """Two web processes behind a front; the one holding the connect bot's session is
+    killed mid-match.  The bot polls again, reaches the other, which takes the session
+    over; the worker finds it there and sends the request again: no fault."""
+    _url, api = web
+    with ExitStack() as stack:
+        first, first_port = serve(stack, server)
+        _second, second_port = serve(stack, server)
+        front = Front([first_port, second_port])
+        stack.callback(front.close)
+        url = f"http://127.0.0.1:{front.port}"
+        laptop = api.post(
+            "/api/bots",
+            json={"name": f"{server.name}-moving", "connect": True, "owner": "student",
+                  "games": ["cactus"]},  # fmt: skip
+        ).json
+        SlowBot.asked.clear()
+        hook = make_server(SlowBot("cactus", "heuristic"), "127.0.0.1", 0, secret=None)
+        hook.serve_in_background()
+        stack.callback(hook.close)
+        made = api.post(
+            "/api/bots",
+            json={"name": f"{server.name}-slow-hook", "endpoint": hook.url, "owner": "tests"},
+        ).json
+        hook.secret = made["signing_secret"]
+        student = stack.enter_context(connect_bot(url, laptop["id"], laptop["signing_secret"]))
+
+        def connected() -> bool:
+            return bool((api.get(f"/api/bots/{laptop['id']}").json.get("connection") or {})
+                        .get("connected"))  # fmt: skip
+
+        wait_for(connected, timeout=30, what="the connect bot's session")
+        with server.db.session() as s:
+            assert sessions.locate(s, laptop["id"]).startswith("http://127.0.0.1:")
+            first_home = sessions.locate(s, laptop["id"])
+        started = api.post(
+            "/api/tournaments",
+            json={"name": f"{server.name}-kill-web", "game": "cactus",
+                  "bot_ids": [laptop["id"], made["id"]], "seats_per_match": 2,
+                  "games_per_pairing": 2, "seed": 9},  # fmt: skip
+        ).json
+        assert "id" in started, started
+        tid = started["id"]
+
+        def asked() -> bool:  # the match is under way: the slow bot has answered some
+            return len(SlowBot.asked) >= 5
+
+        wait_for(asked, timeout=60, what="the match to be under way")
+        first.kill()  # the web process holding the bot's session
+        first.wait()
+
+        def finished() -> bool:
+            return api.get(f"/api/tournaments/{tid}").json["status"] == "finished"
+
+        wait_for(finished, timeout=120, what="the match after its web process died")
+        with server.db.session() as s:
+            assert sessions.locate(s, laptop["id"]) != first_home  # it moved
+        bot = api.get(f"/api/bots/{laptop['id']}").json
+        assert bot["recent_faults"] == [], bot["recent_faults"]
+        assert student.poll() is None  # it kept playing through the move
