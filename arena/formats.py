@@ -615,6 +615,10 @@ class Format:
     hint: str  # when to choose it, in the form's words
     fields: tuple[Field, ...]
 
+    def takes(self, name: str) -> bool:
+        """Whether ``name`` is one of its fields."""
+        return any(f.name == name for f in self.fields)
+
     def check(self, entry: Entry) -> None:
         if entry.challenger_ids or entry.sprt is not None:
             raise FormatError("challenger_ids and sprt belong to the gauntlet format")
