@@ -1,4 +1,7 @@
-"""Tournament formats: pure functions from bots and parameters to tables and seeds.
+"""Tournament formats: pure functions from bots and parameters to tables and seeds, and
+``FORMATS``, the registry every other part reads (the API's schema and ``/api/formats``,
+``arena.services``, the pages and, through the API, the tournament form): one ``Format``
+per format, with its fields, ``check``, ``count``, ``build`` and ``describe``.
 
 No database, web or task queue: ``arena.services`` writes what these return.  Every
 schedule is deterministic from its seed (``random.Random``, never the global one), is

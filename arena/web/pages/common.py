@@ -67,10 +67,6 @@ def progress_by_id(session: Session, tournaments: list[Tournament]) -> dict[int,
     return {t.id: services.tournament_progress(session, t) for t in tournaments}
 
 
-def plural(n: int | None, word: str, words: str | None = None) -> str:
-    return f"{n} {word if n == 1 else (words or word + 's')}"
-
-
 # -- pages of long lists ------------------------------------------------------------------
 def _requested_page() -> int:
     """``?page=N``: anything that is not a whole number of at least 1 is the first page."""
