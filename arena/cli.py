@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena.clients import PROTOCOL_VERSION, HttpClient
 from arena.config import Config, ConfigError
+from arena.formats import DEFAULT_FORMAT, FORMATS
 from arena.games import GAMES, POLICIES, get_game, make_policy
 from arena.games.base import OptionsError
 from arena.referee import BotFault, PolicyClient, Referee, policy_rng
@@ -697,7 +698,7 @@ def cmd_tournaments_start(args: argparse.Namespace) -> int:
         "bot_ids": _ids("--bots", args.bots),
         "seats_per_match": seats,
     }
-    if args.format == "round_robin":
+    if args.format in FORMATS and FORMATS[args.format].takes("games_per_pairing"):
         body["games_per_pairing"] = args.games_per_pairing or seats
     elif args.games_per_pairing is not None:
         body["games_per_pairing"] = args.games_per_pairing  # the server says why not
@@ -1091,7 +1092,7 @@ def _add_remote_commands(sub: Any) -> None:
     )
     start.add_argument("--name", help="default: the game and the format")
     start.add_argument(
-        "--format", default="round_robin", help="round_robin (default), balanced or gauntlet"
+        "--format", default=DEFAULT_FORMAT, help=f"{', '.join(FORMATS)} (default {DEFAULT_FORMAT})"
     )
     start.add_argument(
         "--games-per-pairing", type=int, help="round_robin: a multiple of --seats (default: it)"

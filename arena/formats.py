@@ -1,4 +1,7 @@
-"""Tournament formats: pure functions from bots and parameters to tables and seeds.
+"""Tournament formats: pure functions from bots and parameters to tables and seeds, and
+``FORMATS``, the registry every other part reads (the API's schema and ``/api/formats``,
+``arena.services``, the pages and, through the API, the tournament form): one ``Format``
+per format, with its fields, ``check``, ``count``, ``build`` and ``describe``.
 
 No database, web or task queue: ``arena.services`` writes what these return.  Every
 schedule is deterministic from its seed (``random.Random``, never the global one), is
@@ -32,7 +35,6 @@ import numpy as np
 
 MAX_SEED = 2**53 - 1  # a seed survives a trip through JSON in a browser
 DEALS = ("independent", "duplicate")
-FORMATS = ("round_robin", "balanced", "gauntlet")
 MIN_SEATS, MAX_SEATS = 2, 8
 
 
@@ -572,6 +574,241 @@ def gauntlet(
     return _deal(base, k, seed, deal)
 
 
+# -- the registry ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Field:
+    """A parameter a format takes besides the entrants, seats and deal: what the API's
+    schema requires or refuses per format, and what the tournament form shows."""
+
+    name: str  # the key in the API's JSON (and the form's field)
+    label: str  # its words on the form, for this format
+    description: str  # what it means, for this format
+    required: bool = True
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What an organiser asks a format for: the entrants (``bot_ids``: every one; a
+    gauntlet's ``challenger_ids`` are among them, the others are its field), the seats,
+    the deal and the format's own parameters (None: not given)."""
+
+    bot_ids: tuple[int, ...]
+    seats_per_match: int
+    deal: str = "independent"
+    games_per_pairing: int | None = None
+    matches_per_bot: int | None = None
+    challenger_ids: tuple[int, ...] = ()
+    sprt: Sprt | None = None
+
+    @property
+    def field(self) -> list[int]:
+        """The entrants that are not challengers, sorted."""
+        return sorted(set(self.bot_ids) - set(self.challenger_ids))
+
+
+class Format:
+    """One tournament format: its name and words, its fields, and what it does with an
+    ``Entry``: ``check`` it (what the entrants must be), ``count`` its matches without
+    building them, ``build`` the schedule, ``describe`` it in words.  ``stored`` is what
+    a tournament row keeps of the entry's parameters (the others are None)."""
+
+    name: str
+    title: str
+    summary: str  # what it schedules, in the API's words
+    hint: str  # when to choose it, in the form's words
+    fields: tuple[Field, ...]
+
+    def takes(self, name: str) -> bool:
+        """Whether ``name`` is one of its fields."""
+        return any(f.name == name for f in self.fields)
+
+    def check(self, entry: Entry) -> None:
+        if entry.challenger_ids or entry.sprt is not None:
+            raise FormatError("challenger_ids and sprt belong to the gauntlet format")
+
+    def count(self, entry: Entry) -> int:
+        raise NotImplementedError
+
+    def build(self, entry: Entry, seed: int) -> list[Table]:
+        raise NotImplementedError
+
+    def parameter_text(self, entry: Entry) -> str:
+        raise NotImplementedError
+
+    def describe(self, entry: Entry) -> str:
+        """The format and its parameters in words: "Balanced: 40 matches per bot, 2 seats
+        per match, independent deals"."""
+        seats = f"{entry.seats_per_match} seats per match"
+        deals = "duplicate deals" if entry.deal == "duplicate" else "independent deals"
+        return f"{self.title}: {self.parameter_text(entry)}, {seats}, {deals}"
+
+    def stored(self, entry: Entry) -> dict[str, int | None]:
+        return {"games_per_pairing": None, "matches_per_bot": entry.matches_per_bot}
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "title": self.title,
+            "summary": self.summary,
+            "hint": self.hint,
+            "fields": [
+                {
+                    "name": f.name,
+                    "label": f.label,
+                    "description": f.description,
+                    "required": f.required,
+                }
+                for f in self.fields
+            ],
+        }
+
+
+def _plural(n: int | None, word: str, words: str | None = None) -> str:
+    return f"{n} {word if n == 1 else (words or word + 's')}"
+
+
+class RoundRobin(Format):
+    name = "round_robin"
+    title = "Round robin"
+    summary = "every combination of seats_per_match bots, games_per_pairing times"
+    hint = (
+        "every group of bots (as many as the seats) plays; for a few bots, as the number "
+        "of groups grows fast with more."
+    )
+    fields = (
+        Field(
+            "games_per_pairing",
+            "Games per pairing",
+            "how many times each combination plays: a multiple of seats_per_match, so "
+            "that every bot plays every seat equally often",
+        ),
+    )
+
+    def count(self, entry: Entry) -> int:
+        k = entry.seats_per_match
+        _check_seats(k, entry.deal)
+        n = len(entry.bot_ids)
+        return math.comb(n, k) * _check_round_robin(n, k, entry.games_per_pairing, entry.deal)
+
+    def build(self, entry: Entry, seed: int) -> list[Table]:
+        return round_robin(
+            entry.bot_ids,
+            entry.seats_per_match,
+            entry.games_per_pairing or 0,
+            seed=seed,
+            deal=entry.deal,
+        )
+
+    def parameter_text(self, entry: Entry) -> str:
+        return f"{_plural(entry.games_per_pairing, 'game')} per pairing"
+
+    def stored(self, entry: Entry) -> dict[str, int | None]:
+        return {"games_per_pairing": entry.games_per_pairing, "matches_per_bot": None}
+
+
+class Balanced(Format):
+    name = "balanced"
+    title = "Balanced"
+    summary = "matches_per_bot matches for each bot, seats and opponents spread evenly"
+    hint = (
+        "every bot plays the same number of matches, each seat equally often, against "
+        "opponents spread evenly: for 30 to 1,000 bots."
+    )
+    fields = (
+        Field(
+            "matches_per_bot",
+            "Matches per bot",
+            "how many matches each bot plays (a few play one more when the seats do not "
+            "divide the total)",
+        ),
+    )
+
+    def count(self, entry: Entry) -> int:
+        k, deal = entry.seats_per_match, entry.deal
+        _check_seats(k, deal)
+        _check_enough(len(entry.bot_ids), k)
+        per_bot = _base_count(entry.matches_per_bot, "matches_per_bot", k, deal)
+        rotations = k if deal == "duplicate" else 1
+        return math.ceil(len(entry.bot_ids) * per_bot / k) * rotations
+
+    def build(self, entry: Entry, seed: int) -> list[Table]:
+        return balanced(
+            entry.bot_ids,
+            entry.seats_per_match,
+            entry.matches_per_bot or 0,
+            seed=seed,
+            deal=entry.deal,
+        )
+
+    def parameter_text(self, entry: Entry) -> str:
+        return f"{_plural(entry.matches_per_bot, 'match', 'matches')} per bot"
+
+
+class Gauntlet(Format):
+    name = "gauntlet"
+    title = "Gauntlet"
+    summary = "challenger_ids against the other bots"
+    hint = (
+        "the challengers you tick below play against the other bots (the field), not "
+        "against each other."
+    )
+    fields = (
+        Field(
+            "matches_per_bot",
+            "Matches per challenger",
+            "how many matches each challenger plays at most",
+        ),
+        Field("challenger_ids", "Challengers", "the bots tried against the field"),
+        Field("sprt", "Stop rule", "stop each challenger once decided", required=False),
+    )
+
+    def check(self, entry: Entry) -> None:
+        if not entry.challenger_ids:
+            raise FormatError("a gauntlet needs challenger_ids (one or more)")
+        strangers = sorted(set(entry.challenger_ids) - set(entry.bot_ids))
+        if strangers:
+            raise FormatError(f"challenger(s) {', '.join(map(str, strangers))} are not in bot_ids")
+
+    def count(self, entry: Entry) -> int:
+        k, deal = entry.seats_per_match, entry.deal
+        _check_seats(k, deal)
+        _check_gauntlet(len(set(entry.challenger_ids)), len(entry.field), k)
+        per_bot = _base_count(entry.matches_per_bot, "matches_per_bot", k, deal)
+        rotations = k if deal == "duplicate" else 1
+        return len(set(entry.challenger_ids)) * per_bot * rotations
+
+    def build(self, entry: Entry, seed: int) -> list[Table]:
+        return gauntlet(
+            sorted(set(entry.challenger_ids)),
+            entry.field,
+            entry.seats_per_match,
+            entry.matches_per_bot or 0,
+            seed=seed,
+            deal=entry.deal,
+        )
+
+    def parameter_text(self, entry: Entry) -> str:
+        budget = _plural(entry.matches_per_bot, "match", "matches")
+        if entry.sprt is not None:
+            return f"up to {budget} per challenger (the stop rule ends it sooner)"
+        return f"{budget} per challenger"
+
+
+# every format, by name, in the order they are offered
+FORMATS: dict[str, Format] = {f.name: f for f in (RoundRobin(), Balanced(), Gauntlet())}
+DEFAULT_FORMAT = "round_robin"
+# every parameter some format takes, by name
+FORMAT_FIELDS = tuple(dict.fromkeys(f.name for fmt in FORMATS.values() for f in fmt.fields))
+
+
+def get_format(name: str) -> Format:
+    """The registered format, else a ``FormatError`` listing them."""
+    found = FORMATS.get(name) if isinstance(name, str) else None
+    if found is None:
+        raise FormatError(f"format must be one of {', '.join(FORMATS)}, not {name!r}")
+    return found
+
+
 # -- size and balance -----------------------------------------------------------------------
 def match_count(
     format: str,
@@ -586,22 +823,18 @@ def match_count(
     """How many matches a format will schedule, without building it, for a size limit
     checked before any work (``n_bots`` is the field of a gauntlet).  Refuses what the
     builder would refuse, with the same messages."""
-    k = seats_per_match
-    _check_seats(k, deal)
-    if format == "round_robin":
-        games = _check_round_robin(n_bots, k, games_per_pairing, deal)
-        return math.comb(n_bots, k) * games
-    if format == "balanced":
-        _check_enough(n_bots, k)
-        per_bot = _base_count(matches_per_bot, "matches_per_bot", k, deal)
-        rotations = k if deal == "duplicate" else 1
-        return math.ceil(n_bots * per_bot / k) * rotations
-    if format == "gauntlet":
-        _check_gauntlet(n_challengers, n_bots, k)
-        per_bot = _base_count(matches_per_bot, "matches_per_bot", k, deal)
-        rotations = k if deal == "duplicate" else 1
-        return n_challengers * per_bot * rotations
-    raise FormatError(f"format must be one of {', '.join(FORMATS)}, not {format!r}")
+    fmt = get_format(format)
+    # stand-in ids: only their numbers count (challengers first, then the field)
+    challengers = tuple(range(-n_challengers, 0))
+    entry = Entry(
+        bot_ids=challengers + tuple(range(1, n_bots + 1)),
+        seats_per_match=seats_per_match,
+        deal=deal,
+        games_per_pairing=games_per_pairing,
+        matches_per_bot=matches_per_bot,
+        challenger_ids=challengers,
+    )
+    return fmt.count(entry)
 
 
 def balance(

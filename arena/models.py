@@ -30,6 +30,16 @@ from arena import replay
 MATCH_OPEN = ("queued", "running")
 MATCH_ENDED = ("finished", "failed", "cancelled")
 MATCH_STATUSES = MATCH_OPEN + MATCH_ENDED
+MATCH_PLAYED = "finished"  # the matches a count of played matches counts
+# a bot's statuses: paused by the arena after forfeits in a row (``Bot.paused_reason``),
+# deleted softly (it keeps its matches and name); its owner sets the others
+BOT_STATUSES = ("active", "paused", "disabled", "deleted")
+BOT_OWNER_STATUSES = ("active", "disabled")  # what an owner may set (DELETE deletes)
+# a tournament's statuses: running until its matches are over or it is cancelled
+TOURNAMENT_STATUSES = ("running", "finished", "cancelled")
+# who sees a match's hidden cards while it is played: nobody (only the public table
+# until it ends) or everyone (every perspective, live)
+LIVE_VIEWS = ("public", "everyone")
 
 
 def utcnow() -> dt.datetime:
@@ -78,8 +88,8 @@ class Bot(Base):
     # kept to sign every request to the bot; shown to the owner once, at registration
     signing_secret: Mapped[str] = mapped_column(String(128))
     games: Mapped[list[Any]] = mapped_column(default=list)
-    # active|paused|disabled|deleted: paused by the arena (see paused_reason) after
-    # several forfeits in a row, until its owner sets it active again
+    # BOT_STATUSES: paused by the arena (see paused_reason) after several forfeits in a
+    # row, until its owner sets it active again
     status: Mapped[str] = mapped_column(String(16), default="active")
     paused_reason: Mapped[str | None] = mapped_column(String(300), default=None)
     forfeit_streak: Mapped[int] = mapped_column(Integer, default=0)  # forfeits in a row
@@ -144,7 +154,7 @@ class Tournament(Base):
     game: Mapped[str] = mapped_column(String(32))
     options: Mapped[dict[str, Any]] = mapped_column(default=dict)  # resolved, complete
     seats_per_match: Mapped[int] = mapped_column(Integer)
-    # arena.formats: round_robin | balanced | gauntlet, and independent | duplicate deals
+    # a name of arena.formats.FORMATS, and independent | duplicate deals
     format: Mapped[str] = mapped_column(String(16), default="round_robin")
     deal: Mapped[str] = mapped_column(String(16), default="independent")
     games_per_pairing: Mapped[int | None] = mapped_column(Integer, default=None)  # round robin
@@ -157,7 +167,7 @@ class Tournament(Base):
     # public table until it ends) or "everyone" (every perspective, live)
     live_view: Mapped[str] = mapped_column(String(16), default="public")
     seed: Mapped[int] = mapped_column(BigInteger)
-    status: Mapped[str] = mapped_column(String(16), default="running")  # |finished|cancelled
+    status: Mapped[str] = mapped_column(String(16), default="running")  # TOURNAMENT_STATUSES
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
     finished_at: Mapped[dt.datetime | None] = mapped_column(default=None)
 

@@ -25,6 +25,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 from werkzeug.serving import make_server
 
+from arena import formats
 from arena.models import Bot, Match, MatchSeat, Replay, Tournament
 from arena.replay import seat_events
 from arena.services import create_tournament, token_matches
@@ -433,7 +434,7 @@ def test_a_refused_registration_shows_the_api_message(page: Any, site: dict[str,
 def test_the_tournament_form_filters_bots_and_starts_a_tournament(
     page: Any, site: dict[str, Any]
 ) -> None:
-    page.goto(f"{site['url']}/tournaments/new")
+    open_tournament_form(page, site)
     visible = page.locator(".bot-choice:visible")
     page.select_option("#game-select", "president")
     assert [t.split("(")[0].strip() for t in visible.all_inner_texts()] == ["pat"]
@@ -457,13 +458,25 @@ def test_the_tournament_form_filters_bots_and_starts_a_tournament(
     assert {row.split("\t")[1] for row in standings} == {"ann", "bob"}
 
 
+def open_tournament_form(page: Any, site: dict[str, Any]) -> None:
+    """The new-tournament form, once its formats have come from ``GET /api/formats``."""
+    page.goto(f"{site['url']}/tournaments/new")
+    page.wait_for_selector("#tournament-form[data-formats-loaded]", state="attached")
+    assert page.locator("#format-select option").count() >= 3
+
+
 def submitted(page: Any) -> Any:
     """Waits for the form's POST to the API: ``with submitted(page) as request: ...``."""
     return page.expect_request(lambda r: r.method == "POST" and r.url.endswith("/api/tournaments"))
 
 
 def test_the_format_fields_follow_the_chosen_format(page: Any, site: dict[str, Any]) -> None:
-    page.goto(f"{site['url']}/tournaments/new")
+    open_tournament_form(page, site)
+    # the formats and their words as GET /api/formats gives them, the default chosen
+    options = page.locator("#format-select option")
+    assert options.all_inner_texts() == [f.title for f in formats.FORMATS.values()]
+    assert page.input_value("#format-select") == formats.DEFAULT_FORMAT
+    assert formats.FORMATS[formats.DEFAULT_FORMAT].hint in page.inner_text("#format-hint")
     games = page.locator("#games-input")
     matches = page.locator("#matches-input")
     sprt = page.locator("#sprt-fields")
@@ -471,6 +484,7 @@ def test_the_format_fields_follow_the_chosen_format(page: Any, site: dict[str, A
     assert games.is_visible() and matches.is_hidden() and sprt.is_hidden()
     assert challenger.count() == 0
     page.select_option("#format-select", "balanced")
+    assert page.inner_text("#format-hint").startswith("Balanced:")
     assert games.is_hidden() and matches.is_visible() and sprt.is_hidden()
     assert "Matches per bot" in page.locator("label:has(#matches-input)").inner_text()
     page.select_option("#format-select", "gauntlet")
@@ -513,7 +527,7 @@ def test_the_format_fields_follow_the_chosen_format(page: Any, site: dict[str, A
 def test_the_form_starts_a_balanced_tournament_with_duplicate_deals(
     page: Any, site: dict[str, Any]
 ) -> None:
-    page.goto(f"{site['url']}/tournaments/new")
+    open_tournament_form(page, site)
     page.fill("input[name=name]", "Balanced form cup")
     page.select_option("#format-select", "balanced")
     page.select_option("#deal-select", "duplicate")
@@ -557,7 +571,7 @@ def test_the_form_starts_a_balanced_tournament_with_duplicate_deals(
 
 def test_the_form_starts_a_gauntlet_with_a_stop_rule(page: Any, site: dict[str, Any]) -> None:
     ann, bob = site["bots"]
-    page.goto(f"{site['url']}/tournaments/new")
+    open_tournament_form(page, site)
     page.fill("input[name=name]", "Gauntlet form cup")
     page.select_option("#format-select", "gauntlet")
     page.click("#select-all")

@@ -34,7 +34,7 @@ def players(site: dict[str, Any]) -> dict[str, list[int]]:
 
 
 def open_form(page: Any, site: dict[str, Any], game: str, name: str) -> None:
-    page.goto(f"{site['url']}/tournaments/new")
+    test_browser.open_tournament_form(page, site)
     page.select_option("#game-select", game)
     page.fill("input[name=name]", name)
 

@@ -371,3 +371,47 @@ def test_sprt_errs_at_about_its_rates_on_challengers_at_the_bounds(scores):
         assert sum(decision is None for decision, _ in runs) <= 3  # it does end
         wrong = sum(decision == error for decision, _ in runs)
         assert wrong / len(runs) <= 0.05 + 0.03, (elo, wrong)
+
+
+# -- the registry ---------------------------------------------------------------------------
+@pytest.mark.parametrize("name", list(formats.FORMATS))
+@pytest.mark.parametrize("deal", formats.DEALS)
+def test_each_registered_format_counts_what_it_builds(name, deal):
+    """``Format.count`` (the size limit, checked before any work) is the length of what
+    ``Format.build`` schedules, for the entry the format's own fields describe."""
+    fmt = formats.FORMATS[name]
+    entry = formats.Entry(
+        bot_ids=tuple(range(1, 10)),
+        seats_per_match=3,
+        deal=deal,
+        games_per_pairing=6 if fmt.takes("games_per_pairing") else None,
+        matches_per_bot=6 if fmt.takes("matches_per_bot") else None,
+        challenger_ids=(1, 2) if fmt.takes("challenger_ids") else (),
+    )
+    fmt.check(entry)
+    tables = fmt.build(entry, seed=5)
+    assert fmt.count(entry) == len(tables) > 0
+    assert {b for t in tables for b in t.seats} == set(entry.bot_ids)
+    assert fmt.describe(entry).startswith(f"{fmt.title}: ")
+    stored = fmt.stored(entry)
+    assert set(stored) == {"games_per_pairing", "matches_per_bot"}
+    assert {k for k, v in stored.items() if v is not None} == {
+        f.name for f in fmt.fields if f.name in stored
+    }
+
+
+def test_a_format_refuses_the_fields_of_another():
+    robin, balanced, gauntlet = (
+        formats.FORMATS[n] for n in ("round_robin", "balanced", "gauntlet")
+    )
+    given = formats.Entry(bot_ids=(1, 2, 3), seats_per_match=2, challenger_ids=(1,))
+    for fmt in (robin, balanced):
+        with pytest.raises(FormatError, match="belong to the gauntlet"):
+            fmt.check(given)
+    gauntlet.check(given)
+    with pytest.raises(FormatError, match="needs challenger_ids"):
+        gauntlet.check(formats.Entry(bot_ids=(1, 2, 3), seats_per_match=2))
+    with pytest.raises(FormatError, match="4 are not in bot_ids"):
+        gauntlet.check(formats.Entry(bot_ids=(1, 2, 3), seats_per_match=2, challenger_ids=(4,)))
+    with pytest.raises(FormatError, match="format must be one of round_robin, balanced"):
+        formats.get_format("swiss")

@@ -15,7 +15,7 @@ import pytest
 from flask import Flask
 from sqlalchemy import select
 
-from arena import tasks
+from arena import formats, tasks
 from arena.models import Match, MatchSeat, Tournament
 from arena.referee import MatchRecord
 from tests.test_api import counts, error, register_many
@@ -302,3 +302,89 @@ def test_three_hundred_bots_fit_under_the_default_limit(app, client, enqueued):
         assert len(tournament.entries) == 300
     detail = client.get(f"/api/tournaments/{created['id']}?crosstable=false").get_json()
     assert detail["crosstable"] is None and len(detail["standings"]) == 300
+
+
+# -- the registry: one list of formats, read by the API, its schema and the form -----------
+def test_get_formats_lists_every_registered_format_with_its_fields(client):
+    listed = client.get("/api/formats").get_json()
+    names = ["round_robin", "balanced", "gauntlet"]
+    assert [f["name"] for f in listed] == list(formats.FORMATS) == names
+    for entry, fmt in zip(listed, formats.FORMATS.values(), strict=True):
+        assert entry["title"] == fmt.title and entry["summary"] and entry["hint"]
+        assert entry["fields"] == [
+            {
+                "name": f.name,
+                "label": f.label,
+                "description": f.description,
+                "required": f.required,
+            }
+            for f in fmt.fields
+        ]
+        assert entry["default"] is (fmt.name == formats.DEFAULT_FORMAT)
+    fields = {f["name"]: {x["name"]: x["required"] for x in f["fields"]} for f in listed}
+    assert fields == {
+        "round_robin": {"games_per_pairing": True},
+        "balanced": {"matches_per_bot": True},
+        "gauntlet": {"matches_per_bot": True, "challenger_ids": True, "sprt": False},
+    }
+    labels = {f["name"]: f["fields"][0]["label"] for f in listed}
+    assert labels["balanced"] == "Matches per bot" != labels["gauntlet"]
+
+
+def test_the_openapi_document_takes_its_formats_from_the_registry(client):
+    spec = client.get("/api/openapi.json").get_json()
+    assert "/api/formats" in spec["paths"]
+    listed = spec["paths"]["/api/formats"]["get"]["responses"]["200"]["content"]
+    assert listed["application/json"]["schema"]["items"]["$ref"].endswith("/Format")
+    create = spec["components"]["schemas"]["TournamentCreate"]["properties"]
+    assert create["format"]["enum"] == list(formats.FORMATS)
+    assert create["format"]["default"] == formats.DEFAULT_FORMAT
+    for fmt in formats.FORMATS.values():
+        assert f"{fmt.name}: {fmt.summary}" in create["format"]["description"]
+        for field in fmt.fields:
+            assert fmt.name in create[field.name]["description"]
+
+
+def test_the_tournament_form_names_no_format_of_its_own(client):
+    """The form's formats and their fields come from GET /api/formats: neither its script
+    nor its page lists one."""
+    response = client.get("/static/forms.js")
+    script = response.get_data(as_text=True)
+    response.close()  # a file sent from disk
+    page = client.get("/tournaments/new").get_data(as_text=True)
+    assert 'data-api="/api/formats"' in page
+    for fmt in formats.FORMATS.values():
+        for text in (fmt.name, fmt.title, fmt.hint):
+            assert text not in script, text
+            assert text not in page, text
+    assert "data-formats" not in page and "data-field" in page
+
+
+def test_each_format_describes_what_it_was_asked_for():
+    words = {
+        name: fmt.describe(
+            formats.Entry(
+                bot_ids=(),
+                seats_per_match=3,
+                deal="duplicate",
+                games_per_pairing=6,
+                matches_per_bot=12,
+                sprt=formats.Sprt() if fmt.takes("sprt") else None,
+            )
+        )
+        for name, fmt in formats.FORMATS.items()
+    }
+    assert words == {
+        "round_robin": "Round robin: 6 games per pairing, 3 seats per match, duplicate deals",
+        "balanced": "Balanced: 12 matches per bot, 3 seats per match, duplicate deals",
+        "gauntlet": "Gauntlet: up to 12 matches per challenger (the stop rule ends it sooner), "
+        "3 seats per match, duplicate deals",
+    }
+
+
+def test_an_unknown_format_is_refused_with_the_registered_ones(app, client, info_bot):
+    ids = register_many(client, info_bot(), 3)
+    body = {"name": "cup", "game": "cactus", "bot_ids": ids, "seats_per_match": 2}
+    error(client.post("/api/tournaments", json={**body, "format": "swiss"}), 422, "format")
+    with pytest.raises(formats.FormatError, match="round_robin, balanced, gauntlet"):
+        formats.match_count("swiss", 4, 2, games_per_pairing=2)

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from flask_smorest import Api
 
-from arena.api import bots, connect, docs, games, matches, ratings, tournaments
+from arena.api import bots, connect, docs, formats, games, matches, ratings, tournaments
 
-BLUEPRINTS = (bots.blp, connect.blp, tournaments.blp, matches.blp, ratings.blp, games.blp)
+BLUEPRINTS = (
+    bots.blp,
+    connect.blp,
+    tournaments.blp,
+    formats.blp,
+    matches.blp,
+    ratings.blp,
+    games.blp,
+)
 
 # once per app, with the first API blueprint
 games.blp.record_once(docs.register_assets)

@@ -9,13 +9,17 @@ from urllib.parse import urlsplit
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
+from arena import formats
 from arena.formats import DEALS
 from arena.games import GAMES
-from arena.models import MATCH_STATUSES
-from arena.services import (
+from arena.models import (
+    BOT_OWNER_STATUSES,
     BOT_STATUSES,
-    FORMAT_BUILDERS,
     LIVE_VIEWS,
+    MATCH_STATUSES,
+    TOURNAMENT_STATUSES,
+)
+from arena.services import (
     MAX_ID,
     MAX_SEED,
     ROTATABLE,
@@ -170,7 +174,7 @@ class BotUpdateSchema(Schema):
     )
     description = fields.String(validate=validate.Length(max=500))
     status = fields.String(
-        validate=validate.OneOf(["active", "disabled"]),
+        validate=validate.OneOf(BOT_OWNER_STATUSES),
         metadata={"description": "active also ends a pause after forfeits"},
     )
     games = games_field()
@@ -312,6 +316,42 @@ class BotRegisteredSchema(BotSchema):
 
 
 # -- tournaments ----------------------------------------------------------------------------
+def _format_field(name: str) -> str:
+    """A format parameter's description from the registry: which formats take it, and
+    what it means in each."""
+    uses = [(fmt, f) for fmt in formats.FORMATS.values() for f in fmt.fields if f.name == name]
+    required = [fmt.name for fmt, f in uses if f.required]
+    optional = [fmt.name for fmt, f in uses if not f.required]
+    taken = " and ".join(required + optional)
+    words = "; ".join(f"{fmt.name}: {f.description}" for fmt, f in uses)
+    need = " (required there)" if required else ""
+    return f"{taken} only{need}. {words}"
+
+
+class FormatFieldSchema(Schema):
+    name = fields.String(metadata={"description": "the key in a tournament's JSON"})
+    label = fields.String(metadata={"description": "its words on a form, for this format"})
+    description = fields.String()
+    required = fields.Boolean(metadata={"description": "false: the format may go without"})
+
+
+class FormatSchema(Schema):
+    name = fields.String(metadata={"description": "a tournament's format"})
+    title = fields.String()
+    summary = fields.String(metadata={"description": "what it schedules"})
+    hint = fields.String(metadata={"description": "when to choose it"})
+    fields_ = fields.List(
+        fields.Nested(FormatFieldSchema),
+        data_key="fields",
+        attribute="fields",
+        metadata={
+            "description": "its parameters besides bot_ids, seats_per_match and deal; a "
+            "tournament may give no other format's"
+        },
+    )
+    default = fields.Boolean(metadata={"description": "the format of a tournament not given one"})
+
+
 class SprtSchema(Schema):
     """The gauntlet's stop rule: a sequential probability ratio test of each challenger's
     score against the field, between two Elo differences, at error rates alpha and beta."""
@@ -354,12 +394,11 @@ class TournamentCreateSchema(Schema):
         load_default=None,
     )
     format = fields.String(
-        load_default="round_robin",
-        validate=validate.OneOf(FORMAT_BUILDERS),
+        load_default=formats.DEFAULT_FORMAT,
+        validate=validate.OneOf(tuple(formats.FORMATS)),
         metadata={
-            "description": "round_robin: every combination of seats_per_match bots, "
-            "games_per_pairing times; balanced: matches_per_bot matches for each bot, seats "
-            "and opponents spread evenly; gauntlet: challenger_ids against the other bots"
+            "description": "; ".join(f"{f.name}: {f.summary}" for f in formats.FORMATS.values())
+            + " (GET /api/formats lists each format's fields)"
         },
     )
     deal = fields.String(
@@ -379,24 +418,21 @@ class TournamentCreateSchema(Schema):
     seats_per_match = StrictInteger(required=True, validate=validate.Range(min=2, max=MAX_SEATS))
     games_per_pairing = StrictInteger(
         validate=validate.Range(min=1, max=1000),
-        metadata={"description": "round_robin only (required there)"},
+        metadata={"description": _format_field("games_per_pairing")},
     )
     matches_per_bot = StrictInteger(
         validate=validate.Range(min=1, max=MAX_MATCHES_PER_BOT),
-        metadata={
-            "description": "balanced and gauntlet (required there): a gauntlet "
-            "gives each challenger this many matches at most"
-        },
+        metadata={"description": _format_field("matches_per_bot")},
     )
     challenger_ids = fields.List(
         StrictInteger(validate=validate.Range(min=1, max=MAX_ID)),
         validate=validate.Length(min=1, max=MAX_TOURNAMENT_BOTS),
-        metadata={"description": "gauntlet only: the bots tried against the field"},
+        metadata={"description": _format_field("challenger_ids")},
     )
     sprt = fields.Nested(
         SprtSchema,
         allow_none=True,
-        metadata={"description": "gauntlet only: stop each challenger once decided"},
+        metadata={"description": _format_field("sprt")},
     )
     seed = StrictInteger(load_default=None, validate=validate.Range(min=0, max=MAX_SEED))
     live_view = fields.String(
@@ -416,26 +452,24 @@ class TournamentCreateSchema(Schema):
 
     @validates_schema
     def _format_fields(self, data: dict[str, Any], **kwargs: Any) -> None:
-        fmt = data.get("format", "round_robin")
-        wanted = {
-            "round_robin": ("games_per_pairing",),
-            "balanced": ("matches_per_bot",),
-            "gauntlet": ("matches_per_bot", "challenger_ids"),
-        }[fmt]
-        errors = {f: [f"Required by the {fmt} format."] for f in wanted if data.get(f) is None}
-        extra = {"games_per_pairing", "matches_per_bot", "challenger_ids", "sprt"} - set(wanted)
-        if fmt == "gauntlet":
-            extra.discard("sprt")
-        for name in sorted(extra):
+        """The chosen format's required fields are given, and no other format's field."""
+        fmt = formats.FORMATS[data.get("format", formats.DEFAULT_FORMAT)]
+        own = {f.name for f in fmt.fields}
+        errors = {
+            f.name: [f"Required by the {fmt.name} format."]
+            for f in fmt.fields
+            if f.required and data.get(f.name) is None
+        }
+        for name in sorted(set(formats.FORMAT_FIELDS) - own):
             if data.get(name) is not None:
-                errors[name] = [f"Not a field of the {fmt} format."]
+                errors[name] = [f"Not a field of the {fmt.name} format."]
         if errors:
             raise ValidationError(errors)
 
 
 class TournamentListArgsSchema(PageArgsSchema):
     game = fields.String(validate=validate.OneOf(sorted(GAMES)))
-    status = fields.String(validate=validate.OneOf(["running", "finished", "cancelled"]))
+    status = fields.String(validate=validate.OneOf(TOURNAMENT_STATUSES))
 
 
 class ProgressSchema(Schema):

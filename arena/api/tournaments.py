@@ -1,5 +1,5 @@
-"""``/api/tournaments``: round robins, balanced schedules and gauntlets, their progress,
-standings, crosstable and stop rule."""
+"""``/api/tournaments``: tournaments in any format of ``arena.formats`` (``/api/formats``
+lists them), their progress, standings, crosstable and stop rule."""
 
 from __future__ import annotations
 
@@ -36,8 +36,8 @@ blp = ApiBlueprint(
     "tournaments",
     __name__,
     url_prefix="/api/tournaments",
-    description="Tournaments between registered bots: round robins, balanced schedules "
-    "and gauntlets, with independent or duplicate deals.",
+    description="Tournaments between registered bots, in any format of /api/formats, "
+    "with independent or duplicate deals.",
 )
 
 
@@ -101,14 +101,10 @@ class Tournaments(MethodView):
     def post(self, data: dict[str, Any]) -> dict[str, Any]:
         """Create a tournament (the organiser token when one is configured)
 
-        Formats (``arena.formats``): ``round_robin`` plays each combination of
-        ``seats_per_match`` bots ``games_per_pairing`` times (a multiple of
-        ``seats_per_match``: every bot plays every seat equally often); ``balanced``
-        gives every bot ``matches_per_bot`` matches, each seat equally often and every
-        pair of bots meeting about equally often (``balance`` reports the spread);
-        ``gauntlet`` plays each of ``challenger_ids`` against the other bots (the field),
-        at most ``matches_per_bot`` times, and with ``sprt`` stops a challenger once
-        its result against the field is significant either way.  ``deal: duplicate``
+        ``format`` is one of ``GET /api/formats`` (``arena.formats.FORMATS``), which
+        lists the fields each takes besides ``bot_ids``, ``seats_per_match`` and
+        ``deal``; a field of another format is refused.  ``balance`` reports what the
+        schedule achieved: matches per bot, seat spread and pair meetings.  ``deal: duplicate``
         plays each deal once per rotation of its table.  Options: a ``preset`` and/or
         ``options`` overriding it; the stored options are complete.  All matches are
         queued at once, after the commit.

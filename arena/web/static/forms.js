@@ -319,18 +319,59 @@
     optionList.addEventListener("change", markChanged);
     presetSelect.addEventListener("change", refreshOptions);
 
+    // -------------------------------------------------------------- the formats
+    // The formats and the fields each takes come from the API (GET /api/formats), as the
+    // server's registry lists them: the page names none.  An element marked
+    // data-field="name" belongs to that field, shown only when the chosen format takes it.
+    let formatList = [];
+    const chosenFormat = () => formatList.find((f) => f.name === formatSelect.value) || { fields: [] };
+    const takes = (name) => chosenFormat().fields.find((field) => field.name === name);
+    const formatHint = document.getElementById("format-hint");
+
+    async function loadFormats() {
+      let list = [];
+      try {
+        const response = await fetch(formatSelect.dataset.api, {
+          headers: { Accept: "application/json" },
+          credentials: "same-origin",
+        });
+        if (response.ok) list = await response.json();
+      } catch (err) {
+        list = [];
+      }
+      formatList = Array.isArray(list) ? list : [];
+      formatSelect.replaceChildren(
+        ...formatList.map((f) => new Option(f.title, f.name, Boolean(f.default), Boolean(f.default)))
+      );
+      if (!formatList.length) {
+        showError(tournament.querySelector(".form-error"), ["The formats could not be loaded: reload the page."]);
+      }
+      applyFormat();
+      tournament.dataset.formatsLoaded = "";
+    }
+
     // only the chosen format's fields are shown (and enabled: hidden ones are not sent)
     function applyFormat() {
-      const format = formatSelect.value;
-      tournament.querySelectorAll("[data-formats]").forEach((el) => {
-        const shown = el.dataset.formats.split(" ").includes(format);
+      const format = chosenFormat();
+      formatHint.replaceChildren();
+      if (format.title) {
+        const title = document.createElement("strong");
+        title.textContent = format.title + ":";
+        formatHint.append(title, " " + format.hint);
+      }
+      tournament.querySelectorAll("[data-field]").forEach((el) => {
+        const shown = Boolean(takes(el.dataset.field));
         el.hidden = !shown;
         if (el.matches("input, select")) el.disabled = !shown;
         el.querySelectorAll("input, select").forEach((input) => {
           input.disabled = !shown;
         });
       });
-      if (format === "gauntlet") {
+      tournament.querySelectorAll("[data-label-of]").forEach((el) => {
+        const field = takes(el.dataset.labelOf);
+        if (field) el.textContent = field.label;
+      });
+      if (takes("sprt")) {
         sprtParams.querySelectorAll("input").forEach((input) => {
           input.disabled = !sprtOn.checked;
         });
@@ -381,7 +422,7 @@
       const chosen = rows.filter((row) => entrant(row).checked).length;
       const challengers = rows.filter((row) => challenger(row).checked).length;
       let text = chosen + (chosen === 1 ? " bot" : " bots") + " selected";
-      if (formatSelect.value === "gauntlet") {
+      if (takes("challenger_ids")) {
         text += ", " + challengers + (challengers === 1 ? " challenger" : " challengers");
       }
       count.textContent = text;
@@ -434,6 +475,7 @@
     });
     enhance(tournament);
     refreshGame(false);
+    const formatsLoaded = loadFormats();
 
     // a number field as typed: left out when empty (the API says what is missing)
     function putNumber(payload, key, input) {
@@ -443,6 +485,7 @@
 
     tournament.addEventListener("submit", async (event) => {
       event.preventDefault();
+      await formatsLoaded;
       const error = tournament.querySelector(".form-error");
       error.hidden = true;
       const data = new FormData(tournament);
@@ -454,24 +497,24 @@
         format: format,
         deal: dealSelect.value,
         bot_ids: chosen
-          .filter((row) => entrant(row).checked || (format === "gauntlet" && challenger(row).checked))
+          .filter((row) => entrant(row).checked || (takes("challenger_ids") && challenger(row).checked))
           .map((row) => Number(entrant(row).value)),
       };
       putNumber(payload, "seats_per_match", seats);
-      if (format === "round_robin") putNumber(payload, "games_per_pairing", games);
-      else putNumber(payload, "matches_per_bot", matches);
-      if (format === "gauntlet") {
+      if (takes("games_per_pairing")) putNumber(payload, "games_per_pairing", games);
+      if (takes("matches_per_bot")) putNumber(payload, "matches_per_bot", matches);
+      if (takes("challenger_ids")) {
         payload.challenger_ids = chosen
           .filter((row) => challenger(row).checked)
           .map((row) => Number(challenger(row).value));
-        if (sprtOn.checked) {
-          const sprt = {};
-          putNumber(sprt, "elo0", document.getElementById("sprt-elo0"));
-          putNumber(sprt, "elo1", document.getElementById("sprt-elo1"));
-          putNumber(sprt, "alpha", document.getElementById("sprt-alpha"));
-          putNumber(sprt, "beta", document.getElementById("sprt-beta"));
-          payload.sprt = sprt;
-        }
+      }
+      if (takes("sprt") && sprtOn.checked) {
+        const sprt = {};
+        putNumber(sprt, "elo0", document.getElementById("sprt-elo0"));
+        putNumber(sprt, "elo1", document.getElementById("sprt-elo1"));
+        putNumber(sprt, "alpha", document.getElementById("sprt-alpha"));
+        putNumber(sprt, "beta", document.getElementById("sprt-beta"));
+        payload.sprt = sprt;
       }
       if (presetSelect.value) payload.preset = presetSelect.value;
       // only the options changed from what the fields showed; a field that is not JSON is

@@ -1,0 +1,427 @@
+"""Bots: registering one (its ``GET /`` checked and bounded, or a bot that connects
+out), changing it, rotating its credentials, its recent faults, deleting it."""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from arena import lifecycle
+from arena.clients import MAX_CAPACITY, PROTOCOL_VERSION, HttpClient
+from arena.config import Config
+from arena.games import GAMES
+from arena.models import (
+    BOT_OWNER_STATUSES,
+    MATCH_PLAYED,
+    Bot,
+    Match,
+    MatchSeat,
+    bot_name,
+    bot_name_key,
+)
+from arena.referee import BotFault, excerpt
+from arena.services.access import (
+    ROTATABLE,
+    hash_token,
+    new_token,
+    signing_secret_problem,
+)
+from arena.services.errors import MAX_ID, ServiceError
+
+# what is kept of a bot's answer to GET / (it is untrusted and shown on pages)
+INFO_TEXT_CAP = 200
+INFO_GAMES_CAP = 32
+
+InfoFetcher = Callable[[str], dict[str, Any]]
+
+
+def fetch_bot_info(
+    config: Config, endpoint: str, info_fetcher: InfoFetcher | None = None
+) -> dict[str, Any]:
+    """The bot's answer to ``GET /``, checked and bounded, after the endpoint passed the
+    address policy.  ``info_fetcher(endpoint)`` replaces the HTTP call in tests."""
+    try:
+        config.address_policy.check_endpoint(endpoint)
+    except ValueError as exc:
+        raise ServiceError(400, f"endpoint refused: {exc}") from None
+    try:
+        if info_fetcher is not None:
+            info = info_fetcher(endpoint)
+        else:
+            # the policy is checked again on the address actually connected to
+            client = HttpClient(endpoint, check_address=config.address_policy.check)
+            try:
+                info = client.info()
+            finally:
+                client.close()
+    except (BotFault, ValueError) as exc:
+        raise ServiceError(400, f"the bot at {endpoint} did not answer GET /: {exc}") from None
+    return checked_info(info)
+
+
+def checked_info(info: Any) -> dict[str, Any]:
+    """What a bot says of itself (its ``GET /`` answer, or what a bot that connects out
+    sends as it opens its session), checked and bounded: it is untrusted and shown on
+    pages, so only the known keys are kept."""
+    if not isinstance(info, dict):
+        raise ServiceError(400, "the bot's GET / must answer a JSON object")
+    if info.get("apiversion") != PROTOCOL_VERSION:
+        raise ServiceError(
+            400,
+            f"the bot speaks apiversion {info.get('apiversion')!r}; "
+            f"this arena speaks {PROTOCOL_VERSION!r}",
+        )
+    declared = info.get("games")
+    if (
+        not isinstance(declared, list)
+        or not declared
+        or not all(isinstance(g, str) for g in declared)
+    ):
+        raise ServiceError(400, "the bot's GET / must list the games it plays in 'games'")
+    kept: dict[str, Any] = {"apiversion": PROTOCOL_VERSION}
+    for key in ("name", "author", "version", "sdk"):
+        value = info.get(key)
+        if isinstance(value, str):
+            kept[key] = value[:INFO_TEXT_CAP]
+    kept["games"] = [g[:INFO_TEXT_CAP] for g in declared[:INFO_GAMES_CAP]]
+    # how many requests the bot takes at once (null or absent: it says nothing), which
+    # the workers keep to; refused rather than ignored, so its author learns of a typo now
+    capacity = info.get("capacity")
+    if capacity is not None:
+        if (
+            isinstance(capacity, bool)
+            or not isinstance(capacity, int)
+            or not 1 <= capacity <= MAX_CAPACITY
+        ):
+            raise ServiceError(
+                400,
+                f"the bot's GET / declares a capacity of {excerpt(capacity)}: it must be a "
+                f"whole number from 1 to {MAX_CAPACITY} (how many requests it takes at once)",
+            )
+        kept["capacity"] = capacity
+    return kept
+
+
+def connect_info(bot: Bot, info: Any) -> dict[str, Any]:
+    """A bot that connects out opens a session with ``info`` (what it would answer to
+    ``GET /``): checked like a ``GET /`` answer, and it must still play the games it is
+    registered for.  Kept as the bot's info (its capacity is what the workers keep to)."""
+    if bot.status == "deleted":
+        raise ServiceError(404, f"no bot {bot.id}")
+    if bot.endpoint is not None:
+        raise ServiceError(
+            409,
+            f"bot {bot.id} is registered with an endpoint, where the arena calls it: to "
+            'connect out instead, PATCH /api/bots/{id} with {"connect": true}'.replace(
+                "{id}", str(bot.id)
+            ),
+        )
+    kept = checked_info(info)
+    missing = sorted(set(bot.games) - set(kept["games"]))
+    if missing:
+        raise ServiceError(
+            400,
+            f"the bot does not declare {', '.join(missing)}, which it is registered for "
+            f"(it declares {', '.join(kept['games'])})",
+        )
+    bot.info = kept
+    return kept
+
+
+def _registered_games(declared: Sequence[str], requested: Sequence[str] | None) -> list[str]:
+    """The requested subset of what the bot declares, or all it declares; known games only."""
+    if requested is None:
+        unknown = sorted(set(declared) - set(GAMES))
+        if unknown:
+            raise ServiceError(
+                400,
+                f"the bot declares unknown game(s) {', '.join(unknown)}; games here: "
+                f"{', '.join(sorted(GAMES))} (list the ones to register in 'games')",
+            )
+        return sorted(set(declared))
+    if not requested:
+        raise ServiceError(400, "register the bot for at least one game")
+    unknown = sorted(set(requested) - set(GAMES))
+    if unknown:
+        raise ServiceError(
+            400, f"unknown game(s) {', '.join(unknown)}; games: {', '.join(sorted(GAMES))}"
+        )
+    undeclared = sorted(set(requested) - set(declared))
+    if undeclared:
+        raise ServiceError(
+            400,
+            f"the bot does not declare {', '.join(undeclared)} in its GET / "
+            f"(it declares {', '.join(declared)})",
+        )
+    return sorted(set(requested))
+
+
+def _name_taken(name: str, taken: str | None = None) -> ServiceError:
+    if taken is None or taken == name:
+        return ServiceError(409, f"a bot named {name!r} already exists")
+    return ServiceError(
+        409,
+        f"a bot named {taken!r} already exists: {name!r} is the same name (names are "
+        "compared without case and surrounding spaces)",
+    )
+
+
+def _check_name_free(session: Session, name: str, bot_id: int | None = None) -> None:
+    """409 when another bot (deleted ones too: they keep their names) has a name with the
+    same key (``bot_name_key``: trimmed and case folded)."""
+    query = select(Bot.name).where(Bot.name_key == bot_name_key(name))
+    if bot_id is not None:
+        query = query.where(Bot.id != bot_id)
+    taken = session.scalar(query.limit(1))
+    if taken is not None:
+        raise _name_taken(bot_name(name), taken)
+
+
+def _flush(session: Session, name: str) -> None:
+    """Flush; a unique-name race lost against another request is a 409, not a 500."""
+    try:
+        session.flush()
+    except IntegrityError:
+        raise _name_taken(name) from None
+
+
+def register_bot(
+    session: Session,
+    config: Config,
+    *,
+    name: str,
+    endpoint: str | None = None,
+    owner: str,
+    description: str = "",
+    games: Sequence[str] | None = None,
+    signing_secret: str | None = None,
+    connect: bool = False,
+    info_fetcher: InfoFetcher | None = None,
+) -> tuple[Bot, str, str]:
+    """Check the endpoint (address policy, then ``GET /``) and store the bot; or, with
+    ``connect``, a bot that connects out to the arena (no endpoint: it says what it is
+    when it opens its session, and ``games`` are required).
+
+    Returns the bot, its owner token and its signing secret (the one given, else a new
+    one): the only time either is available in clear.  The name is stored trimmed.
+    ``info_fetcher(endpoint)`` replaces the HTTP ``GET /`` in tests.
+    """
+    name = bot_name(name)
+    if signing_secret is not None and (problem := signing_secret_problem(signing_secret)):
+        raise ServiceError(400, problem)
+    if connect:
+        if endpoint is not None:
+            raise ServiceError(
+                400, "a bot that connects out has no endpoint: give one or the other"
+            )
+        registered = _connect_games(games)
+        info: dict[str, Any] = {"apiversion": PROTOCOL_VERSION, "games": registered}
+    elif endpoint is None:
+        raise ServiceError(400, 'give the bot\'s endpoint, or "connect": true')
+    else:
+        # the network first: the database is not touched (no lock held) while it answers
+        info = fetch_bot_info(config, endpoint, info_fetcher)
+        registered = _registered_games(info["games"], games)
+    _check_name_free(session, name)
+    owner_token = new_token()
+    signing_secret = signing_secret if signing_secret is not None else new_token()
+    bot = Bot(
+        name=name,
+        endpoint=endpoint,
+        owner=owner,
+        owner_token_hash=hash_token(owner_token),
+        signing_secret=signing_secret,
+        games=registered,
+        status="active",
+        description=description,
+        info=info,
+    )
+    session.add(bot)
+    _flush(session, name)
+    return bot, owner_token, signing_secret
+
+
+def _connect_games(games: Sequence[str] | None) -> list[str]:
+    """The games of a bot that connects out: given at registration (nothing can be asked
+    of it then), known ones; it must declare them when it connects."""
+    if not games:
+        raise ServiceError(400, "a bot that connects out is registered with its 'games'")
+    unknown = sorted(set(games) - set(GAMES))
+    if unknown:
+        raise ServiceError(
+            400, f"unknown game(s) {', '.join(unknown)}; games: {', '.join(sorted(GAMES))}"
+        )
+    return sorted(set(games))
+
+
+def get_bot(session: Session, bot_id: int, lock: bool = False) -> Bot:
+    """The bot (locked for update with ``lock``), else 404."""
+    bot = session.get(Bot, bot_id, with_for_update=lock) if 0 < bot_id <= MAX_ID else None
+    if bot is None:
+        raise ServiceError(404, f"no bot {bot_id}")
+    return bot
+
+
+def update_bot(
+    session: Session,
+    config: Config,
+    bot: Bot,
+    *,
+    name: str | None = None,
+    endpoint: str | None = None,
+    description: str | None = None,
+    status: str | None = None,
+    games: Sequence[str] | None = None,
+    connect: bool | None = None,
+    info: dict[str, Any] | None = None,
+    info_fetcher: InfoFetcher | None = None,
+) -> Bot:
+    """Change what is given (None: unchanged).  A given endpoint (even the same one) is
+    checked again like at registration, which refreshes what the bot declares; ``info``
+    is that check's answer when the caller made it already (``fetch_bot_info``, outside
+    the transaction).  Games must be among what the bot declares.  ``connect`` true
+    moves the bot to the connect transport (it has no endpoint any more; an endpoint
+    moves it back)."""
+    if bot.status == "deleted":
+        raise ServiceError(409, f"bot {bot.id} is deleted")
+    if connect and endpoint is not None:
+        raise ServiceError(400, "a bot that connects out has no endpoint: give one or the other")
+    if connect is False and endpoint is None:
+        raise ServiceError(400, "to stop connecting out, give the bot's endpoint")
+    if connect or (connect is None and endpoint is None and bot.endpoint is None):
+        return _update_connect_bot(session, bot, name, description, status, games)
+    _status_change(bot, status)
+    if endpoint is None:
+        info = bot.info
+    elif info is None:
+        info = fetch_bot_info(config, endpoint, info_fetcher)
+    if games is not None:
+        new_games = _registered_games(info.get("games", []), games)
+    else:
+        new_games = [g for g in bot.games if g in info.get("games", [])]
+        if not new_games:
+            raise ServiceError(
+                400, "the bot at this endpoint plays none of its registered games; give 'games'"
+            )
+    if name is not None and bot_name(name) != bot.name:
+        _check_name_free(session, name, bot.id)  # a change of case alone is allowed
+        bot.name = name
+    if endpoint is not None:
+        bot.endpoint = endpoint
+    bot.info = info
+    bot.games = new_games
+    if description is not None:
+        bot.description = description
+    if status is not None:
+        bot.status = status
+    _flush(session, bot.name)
+    return bot
+
+
+def _status_change(bot: Bot, status: str | None) -> None:
+    if status is not None and status not in BOT_OWNER_STATUSES:
+        raise ServiceError(400, "status must be active or disabled (DELETE deletes a bot)")
+    if status is not None and status != bot.status:
+        # the owner's word ends a pause: the count of forfeits in a row starts again
+        bot.paused_reason = None
+        bot.forfeit_streak = 0
+
+
+def _update_connect_bot(
+    session: Session,
+    bot: Bot,
+    name: str | None,
+    description: str | None,
+    status: str | None,
+    games: Sequence[str] | None,
+) -> Bot:
+    """``update_bot`` of a bot that connects out (or moves to): nothing to ask it now."""
+    _status_change(bot, status)
+    if games is not None:
+        bot.games = _connect_games(games)
+    if bot.endpoint is not None:
+        bot.endpoint = None
+        bot.info = {"apiversion": PROTOCOL_VERSION, "games": bot.games}
+    if name is not None and bot_name(name) != bot.name:
+        _check_name_free(session, name, bot.id)
+        bot.name = name
+    if description is not None:
+        bot.description = description
+    if status is not None:
+        bot.status = status
+    _flush(session, bot.name)
+    return bot
+
+
+def rotate_credentials(
+    session: Session,
+    bot: Bot,
+    rotate: Iterable[str],
+    signing_secret: str | None = None,
+) -> dict[str, str]:
+    """New values for what ``rotate`` names (``owner_token``, ``signing_secret``): the
+    old ones stop working when the caller commits.  ``signing_secret`` is the owner's own
+    new secret (else a new one is made).  Returns the new values in clear: the only time.
+
+    Matches started after the commit sign with the new secret; one already being played
+    keeps the secret it started with until it ends."""
+    rotate = set(rotate)
+    if not rotate or not rotate <= set(ROTATABLE):
+        raise ServiceError(400, f"rotate one or both of: {', '.join(ROTATABLE)}")
+    if bot.status == "deleted":
+        raise ServiceError(409, f"bot {bot.id} is deleted")
+    if signing_secret is not None:
+        if "signing_secret" not in rotate:
+            raise ServiceError(400, "a new signing_secret needs 'signing_secret' in 'rotate'")
+        if problem := signing_secret_problem(signing_secret):
+            raise ServiceError(400, problem)
+        if hmac.compare_digest(signing_secret.encode(), bot.signing_secret.encode()):
+            raise ServiceError(400, "the new signing secret must differ from the current one")
+    rotated: dict[str, str] = {}
+    if "owner_token" in rotate:
+        rotated["owner_token"] = new_token()
+        bot.owner_token_hash = hash_token(rotated["owner_token"])
+    if "signing_secret" in rotate:
+        rotated["signing_secret"] = signing_secret if signing_secret is not None else new_token()
+        bot.signing_secret = rotated["signing_secret"]
+    session.flush()
+    return rotated
+
+
+def recent_faults(session: Session, bot_id: int, limit: int = 10) -> list[dict[str, Any]]:
+    """The bot's most recent finished matches with faults, newest first: what its owner
+    needs to see why it lost or why it was paused."""
+    rows = session.execute(
+        select(MatchSeat, Match)
+        .join(Match, Match.id == MatchSeat.match_id)
+        .where(MatchSeat.bot_id == bot_id, MatchSeat.strikes > 0, Match.status == MATCH_PLAYED)
+        .order_by(Match.finished_at.desc(), Match.id.desc())
+        .limit(limit)
+    )
+    return [
+        {
+            "match_id": match.id,
+            "game": match.game,
+            "finished_at": match.finished_at,
+            "forfeited": seat.forfeited,
+            **(seat.faults or {"count": seat.strikes, "kinds": {}}),
+        }
+        for seat, match in rows
+    ]
+
+
+def delete_bot(session: Session, bot: Bot, pause_after: int = 3) -> None:
+    """Soft delete: the bot keeps its matches, ratings and name; its queued matches are
+    cancelled so its endpoint is not called any more (and results waiting for them are
+    settled: ``arena.lifecycle``)."""
+    if bot.status == "deleted":
+        return
+    bot.status = "deleted"
+    seated = select(MatchSeat.match_id).where(MatchSeat.bot_id == bot.id)
+    tournaments = lifecycle.cancel_queued(session, Match.id.in_(seated))
+    lifecycle.settle_tournaments(session, [t for t in tournaments if t is not None], pause_after)

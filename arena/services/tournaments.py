@@ -1,0 +1,269 @@
+"""Tournaments: building one (validate the request, schedule it with its format from
+``arena.formats``, write it with its matches queued), reading and cancelling it."""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import insert, select
+from sqlalchemy.orm import Session
+
+from arena import formats, lifecycle
+from arena.config import Config
+from arena.games import get_game
+from arena.games.base import Game, OptionsError
+from arena.models import (
+    Bot,
+    Match,
+    MatchSeat,
+    Tournament,
+    TournamentEntry,
+    utcnow,
+)
+from arena.services.errors import MAX_ID, MAX_SEED, ServiceError
+
+
+def resolve_options(game: Game, options: dict[str, Any] | None) -> dict[str, Any]:
+    """The complete options as stored (a ``preset`` key is expanded)."""
+    try:
+        return game.options_json(game.resolve_options(options or {}))
+    except OptionsError as exc:
+        raise ServiceError(400, str(exc)) from None
+
+
+def game_engine(game_id: str) -> Game:
+    """The game's engine, else a 400."""
+    try:
+        return get_game(game_id)
+    except OptionsError as exc:
+        raise ServiceError(400, str(exc)) from None
+
+
+def check_entrants(session: Session, engine: Game, bot_ids: Sequence[int]) -> list[int]:
+    """The bots exist, are active and play the game; their ids, sorted."""
+    ids = [i for i in bot_ids if 0 < i <= MAX_ID]
+    rows = {
+        bot_id: (status, played)
+        for bot_id, status, played in session.execute(
+            select(Bot.id, Bot.status, Bot.games).where(Bot.id.in_(ids))
+        )
+    }
+    missing = sorted(set(bot_ids) - set(rows))
+    if missing:
+        raise ServiceError(400, f"no bot(s) {', '.join(map(str, missing))}")
+    inactive = sorted(i for i, (status, _) in rows.items() if status != "active")
+    if inactive:
+        raise ServiceError(400, f"bot(s) {', '.join(map(str, inactive))} are not active")
+    other = sorted(i for i, (_, played) in rows.items() if engine.id not in played)
+    if other:
+        raise ServiceError(400, f"bot(s) {', '.join(map(str, other))} do not play {engine.id}")
+    return sorted(rows)
+
+
+@dataclasses.dataclass(frozen=True)
+class TournamentPlan:
+    """A tournament request that passed every check but the entrants' (which needs the
+    database): its game, complete options, format and what the format is asked for."""
+
+    engine: Game
+    options: dict[str, Any]
+    format: formats.Format
+    entry: formats.Entry
+
+
+@dataclasses.dataclass(frozen=True)
+class Schedule:
+    """A plan's matches, the seed they were drawn from, and what they achieved."""
+
+    tables: list[formats.Table]
+    seed: int
+    balance: formats.Balance
+
+
+def validate_tournament(
+    config: Config,
+    *,
+    game: str,
+    options: dict[str, Any] | None,
+    bot_ids: Sequence[int],
+    seats_per_match: int,
+    format: str = formats.DEFAULT_FORMAT,
+    deal: str = "independent",
+    games_per_pairing: int | None = None,
+    matches_per_bot: int | None = None,
+    challenger_ids: Sequence[int] = (),
+    sprt: dict[str, float] | None = None,
+) -> TournamentPlan:
+    """Everything a request can get wrong that needs no database, each a 400: the format,
+    the game and its options, the seats, the entrants as the format wants them, the stop
+    rule, and the size (counted without building: ``config.max_tournament_matches``)."""
+    try:
+        fmt = formats.get_format(format)
+    except formats.FormatError:
+        raise ServiceError(400, f"format must be one of {', '.join(formats.FORMATS)}") from None
+    engine = game_engine(game)
+    resolved = resolve_options(engine, options)
+    try:
+        engine.check_players(seats_per_match)
+    except OptionsError as exc:
+        raise ServiceError(400, str(exc)) from None
+    if len(set(bot_ids)) != len(bot_ids):
+        raise ServiceError(400, "bot_ids lists a bot more than once")
+    entry = formats.Entry(
+        bot_ids=tuple(bot_ids),
+        seats_per_match=seats_per_match,
+        deal=deal,
+        games_per_pairing=games_per_pairing,
+        matches_per_bot=matches_per_bot,
+        challenger_ids=tuple(sorted(set(challenger_ids))),
+    )
+    try:
+        # who plays, before what the stop rule says: a stand-in rule says one is given
+        fmt.check(dataclasses.replace(entry, sprt=None if sprt is None else formats.Sprt()))
+    except formats.FormatError as exc:
+        raise ServiceError(400, str(exc)) from None
+    if sprt is not None:
+        try:
+            rule = formats.Sprt(**sprt)
+            rule.bounds()
+        except (formats.FormatError, TypeError) as exc:
+            raise ServiceError(400, f"sprt: {exc}") from None
+        entry = dataclasses.replace(entry, sprt=rule)
+    try:
+        total = fmt.count(entry)
+    except formats.FormatError as exc:
+        raise ServiceError(400, str(exc)) from None
+    limit = config.max_tournament_matches
+    if total > limit:
+        raise ServiceError(
+            400,
+            f"this tournament would have {total} matches; the limit is {limit} "
+            "(fewer bots, seats or matches; ARENA_MAX_TOURNAMENT_MATCHES sets it)",
+        )
+    return TournamentPlan(engine, resolved, fmt, entry)
+
+
+def schedule_tournament(plan: TournamentPlan, seed: int | None = None) -> Schedule:
+    """The plan's matches from its format (a random seed when none is given)."""
+    if seed is None:
+        seed = secrets.randbelow(MAX_SEED + 1)
+    entry = plan.entry
+    try:
+        tables = plan.format.build(entry, seed)
+    except formats.FormatError as exc:
+        raise ServiceError(400, str(exc)) from None
+    achieved = formats.balance(
+        tables, entry.bot_ids, entry.seats_per_match, challenger_ids=entry.challenger_ids
+    )
+    return Schedule(tables, seed, achieved)
+
+
+def write_tournament(
+    session: Session,
+    plan: TournamentPlan,
+    schedule: Schedule,
+    *,
+    name: str,
+    live_view: str = "public",
+) -> tuple[Tournament, list[int]]:
+    """The tournament row, its entries and every match of the schedule queued, with bulk
+    inserts (tens of thousands of matches are written in seconds); returns it and the
+    match ids, in schedule order."""
+    entry = plan.entry
+    tournament = Tournament(
+        name=name,
+        game=plan.engine.id,
+        options=plan.options,
+        format=plan.format.name,
+        deal=entry.deal,
+        seats_per_match=entry.seats_per_match,
+        **plan.format.stored(entry),
+        sprt=None if entry.sprt is None else dataclasses.asdict(entry.sprt),
+        balance=schedule.balance.to_json(),
+        seed=schedule.seed,
+        status="running",
+        live_view=live_view,
+    )
+    session.add(tournament)
+    session.flush()
+    chosen = set(entry.challenger_ids)
+    session.execute(
+        insert(TournamentEntry),
+        [
+            {"tournament_id": tournament.id, "bot_id": i, "challenger": i in chosen}
+            for i in entry.bot_ids
+        ],
+    )
+    now = utcnow()
+    match_ids = list(
+        session.scalars(
+            insert(Match).returning(Match.id, sort_by_parameter_order=True),
+            [
+                {
+                    "tournament_id": tournament.id,
+                    "kind": "tournament",
+                    "game": plan.engine.id,
+                    "options": plan.options,
+                    "seed": table.seed,
+                    "deal": table.deal,
+                    "status": "queued",
+                    "rated": True,
+                    "created_at": now,
+                }
+                for table in schedule.tables
+            ],
+        )
+    )
+    session.execute(
+        insert(MatchSeat),
+        [
+            {"match_id": match_id, "seat": seat, "bot_id": bot_id}
+            for match_id, table in zip(match_ids, schedule.tables, strict=True)
+            for seat, bot_id in enumerate(table.seats)
+        ],
+    )
+    session.expire(tournament, ["entries", "matches"])
+    return tournament, match_ids
+
+
+def create_tournament(
+    session: Session,
+    config: Config,
+    *,
+    name: str,
+    seed: int | None = None,
+    live_view: str = "public",
+    **request: Any,
+) -> tuple[Tournament, list[int]]:
+    """Write a tournament with every match of its schedule queued (``arena.formats``);
+    returns it and the match ids, in schedule order.  The caller commits, then enqueues.
+
+    ``request`` is what ``validate_tournament`` takes: ``bot_ids`` are every entrant; a
+    gauntlet's ``challenger_ids`` are among them and the others are its field."""
+    plan = validate_tournament(config, **request)
+    entrants = check_entrants(session, plan.engine, plan.entry.bot_ids)
+    plan = dataclasses.replace(plan, entry=dataclasses.replace(plan.entry, bot_ids=tuple(entrants)))
+    return write_tournament(
+        session, plan, schedule_tournament(plan, seed), name=name, live_view=live_view
+    )
+
+
+def get_tournament(session: Session, tournament_id: int) -> Tournament:
+    tournament = session.get(Tournament, tournament_id) if 0 < tournament_id <= MAX_ID else None
+    if tournament is None:
+        raise ServiceError(404, f"no tournament {tournament_id}")
+    return tournament
+
+
+def cancel_tournament(session: Session, tournament: Tournament, pause_after: int = 3) -> None:
+    """Queued matches are cancelled; running ones finish and still count (and keep the
+    tournament's seed hidden until they do: ``tournament_seed``), and finished ones that
+    waited for a cancelled rotation of their deal are settled."""
+    if tournament.status != "running":
+        raise ServiceError(409, f"tournament {tournament.id} is already {tournament.status}")
+    lifecycle.cancel_queued(session, Match.tournament_id == tournament.id)
+    tournament.status = "cancelled"
+    lifecycle.settle_tournaments(session, [tournament.id], pause_after)

@@ -1,0 +1,26 @@
+"""The server-rendered pages: leaderboards, bots, tournaments and the replay viewer.
+
+Pages only read.  Everything that changes data (registering a bot, starting or
+cancelling a tournament) goes through the JSON API from ``static/forms.js``, so the
+rules for what is accepted live in one place.  Aggregates come from the functions the
+API uses: leaderboards and progress from ``arena.services``, standings, crosstables and
+a gauntlet's stop rule from ``arena.standings``.  Counts of matches are of matches played
+(finished).
+
+One module per area, mirroring ``arena.api``, all on the one blueprint ``bp`` (``web``):
+
+- ``common``: the blueprint, paging, the ETags of live pages, template filters;
+- ``games``: the overview and each game's drawing for the viewer;
+- ``ratings``: the leaderboards;
+- ``bots``: the bot list, registration form and a bot's page with its charts;
+- ``tournaments``: the tournament list, the form and a tournament's page;
+- ``matches``: a match's page and its viewer.
+"""
+
+from __future__ import annotations
+
+# the modules register their pages on the blueprint as they are imported
+from arena.web.pages import bots, games, matches, ratings, tournaments  # noqa: F401
+from arena.web.pages.common import bp, compact, number, signed, when
+
+__all__ = ["bp", "compact", "number", "signed", "when"]

@@ -1,0 +1,273 @@
+"""A bot's pages: the list, the registration form, and a bot's page with its ratings, its
+matches (filtered by status, ``?status=``: by default every one but cancelled) and what
+only the pages show, read here and drawn as inline SVG on the server
+(``arena.web.charts``: no script): its rating history, results by opponent and faults by
+kind.  A bot's endpoint is on no page: only its owner and the organiser see it, through
+the API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import abort, render_template, request
+from sqlalchemy import case, func, select
+from sqlalchemy.orm import Session, aliased
+
+from arena import services
+from arena.games import GAMES
+from arena.models import (
+    MATCH_STATUSES,
+    Bot,
+    FittedRating,
+    Match,
+    MatchSeat,
+    Rating,
+    RatingChange,
+)
+from arena.replay import fault_reason
+from arena.web import charts
+from arena.web.pages.common import (
+    FINISHED,
+    LIST_PAGE,
+    bp,
+    database,
+    game_rows,
+    game_title,
+    paginate,
+)
+from arena.web.pages.ratings import sorted_leaderboard
+
+BOT_MATCHES_PAGE = 25  # a bot's matches, newest first
+# a bot page's filters of its matches (?status=): each status, every one, and the default,
+NOT_CANCELLED = tuple(s for s in MATCH_STATUSES if s != "cancelled")
+EVERY_STATUS = "all"
+FILTER_ORDER = ("finished", "running", "queued", "failed", "cancelled")
+
+
+@bp.get("/bots")
+def bots() -> str:
+    with database().session() as session:
+        listed = select(Bot).where(Bot.status != "deleted")
+        pager = paginate(
+            session.scalar(select(func.count()).select_from(listed.subquery())) or 0, LIST_PAGE
+        )
+        rows = list(
+            session.scalars(
+                listed.order_by(Bot.name, Bot.id).offset(pager["offset"]).limit(LIST_PAGE)
+            )
+        )
+        played = services.played_by_bot(session, [b.id for b in rows])
+        return render_template("bots.html", bots=rows, played=played, pager=pager)
+
+
+@bp.get("/bots/register")
+def bot_register() -> str:
+    return render_template("bot_register.html", games=game_rows())
+
+
+@bp.get("/bots/<int:bot_id>")
+def bot(bot_id: int) -> str:
+    with database().session() as session:
+        found = session.get(Bot, bot_id)
+        if found is None:
+            abort(404, f"There is no bot {bot_id}.")
+        ratings = []
+        for game in game_rows():
+            board = sorted_leaderboard(session, game["id"])
+            for position, row in enumerate(board, start=1):
+                if row["bot_id"] == bot_id:
+                    ratings.append({"game": game, "row": row, "rank": position, "of": len(board)})
+        listed = {r["game"]["id"] for r in ratings}
+        for rating in session.scalars(select(Rating).where(Rating.bot_id == bot_id)):
+            if rating.game not in listed and rating.game in GAMES:  # a bot not active
+                row = {"elo": rating.elo, "matches": rating.matches, "fitted": None}
+                game = next(g for g in game_rows() if g["id"] == rating.game)
+                ratings.append({"game": game, "row": row, "rank": None, "of": None})
+        counts = services.bot_match_counts(session, bot_id)
+        shown, statuses = _status_filter()
+        pager = paginate(sum(counts[s] for s in statuses), BOT_MATCHES_PAGE)
+        matches, _ = services.list_matches(
+            session,
+            bot_id=bot_id,
+            statuses=statuses,
+            page=pager["page"],
+            page_size=BOT_MATCHES_PAGE,
+        )
+        return render_template(
+            "bot.html",
+            bot=found,
+            ratings=ratings,
+            matches=matches,
+            match_counts=counts,
+            filters=_status_filters(counts),
+            shown=shown,
+            pager=pager,
+            faults=services.recent_faults(session, bot_id),
+            **_bot_charts(session, found),
+        )
+
+
+def _status_filter() -> tuple[str, tuple[str, ...]]:
+    """``?status=`` of a bot page: the filter shown ("" for the default) and the statuses
+    it lists; anything else is the default, every status but cancelled."""
+    wanted = request.args.get("status", "")
+    if wanted in MATCH_STATUSES:
+        return wanted, (wanted,)
+    if wanted == EVERY_STATUS:
+        return wanted, MATCH_STATUSES
+    return "", NOT_CANCELLED
+
+
+def _status_filters(counts: dict[str, int]) -> list[dict[str, Any]]:
+    """The bot page's filter links: value (of ``?status=``), label and count."""
+    return [
+        {"value": "", "label": "not cancelled", "count": sum(counts[s] for s in NOT_CANCELLED)},
+        *(
+            {"value": status, "label": "played" if status == FINISHED else status, "count": n}
+            for status in FILTER_ORDER
+            if (n := counts[status]) or status == FINISHED
+        ),
+        {"value": EVERY_STATUS, "label": "all", "count": sum(counts.values())},
+    ]
+
+
+# -- the charts of a bot's page ------------------------------------------------------------
+def _bot_charts(session: Session, bot: Bot) -> dict[str, Any]:
+    """What the bot page draws: its rating history per game, its results by opponent and
+    its faults by kind, each as rows and as a chart: four queries, whatever the number
+    of games, opponents and matches."""
+    opponents = _opponents(session, bot.id)
+    kinds = _fault_kinds(session, bot.id)
+    return {
+        "history": _rating_history(session, bot),
+        "opponents": opponents,
+        "opponents_chart": charts.results_chart(
+            [(o["name"], o["ahead"], o["tied"], o["behind"]) for o in opponents],
+            label=f"Results of {bot.name} against the opponents it met most",
+        )
+        if opponents
+        else None,
+        "fault_kinds": kinds,
+        "faults_chart": charts.bar_chart(
+            [(k["kind"], k["faults"]) for k in kinds],
+            label=f"Faults of {bot.name} by kind, over all its finished matches",
+        )
+        if kinds
+        else None,
+    }
+
+
+def _rating_history(session: Session, bot: Bot) -> list[dict[str, Any]]:
+    """Per game with rated matches (in the order of ``GAMES``): the number of matches and
+    the chart of the bot's Elo over them (``charts.rating_history``), with its fitted
+    rating and interval when it has one.  The changes come in the order they were made
+    (the rating sequence; then finish time and match id for results without one)."""
+    rows = session.execute(
+        select(RatingChange.game, RatingChange.before, RatingChange.after)
+        .join(Match, Match.id == RatingChange.match_id)
+        .where(RatingChange.bot_id == bot.id)
+        .order_by(
+            RatingChange.game,
+            Match.rating_seq.asc().nulls_last(),
+            Match.finished_at,
+            Match.id,
+        )
+    ).all()
+    elos: dict[str, list[float]] = {}
+    for game, before, after in rows:
+        elos.setdefault(game, [before]).append(after)
+    fitted = {
+        f.game: (f.rating, f.low, f.high)
+        for f in session.scalars(select(FittedRating).where(FittedRating.bot_id == bot.id))
+    }
+    return [
+        {
+            "game": game_id,
+            "matches": len(elos[game_id]) - 1,
+            "fitted": fitted.get(game_id),
+            "chart": charts.rating_history(
+                elos[game_id],
+                label=f"Rating history of {bot.name} in {game_title(game_id)}",
+                fitted=fitted.get(game_id),
+            ),
+        }
+        for game_id in sorted(elos, key=_game_order)
+    ]
+
+
+def _game_order(game_id: str) -> tuple[int, str]:
+    order = list(GAMES)
+    return (order.index(game_id) if game_id in order else len(order), game_id)
+
+
+OPPONENTS = 20  # opponents listed on a bot's page: the most met
+
+
+def _opponents(session: Session, bot_id: int, limit: int = OPPONENTS) -> list[dict[str, Any]]:
+    """The bots this one met most in finished matches, with how often it finished ahead
+    of, level with and behind each, from one query over pairs of seats of the same match
+    (a bot seated twice in a match counts each pair of its seats)."""
+    me, them = aliased(MatchSeat), aliased(MatchSeat)
+    met = func.count(me.match_id.distinct())
+    rows = session.execute(
+        select(
+            them.bot_id,
+            Bot.name,
+            Bot.status,
+            met,
+            func.sum(case((me.rank < them.rank, 1), else_=0)),
+            func.sum(case((me.rank == them.rank, 1), else_=0)),
+            func.sum(case((me.rank > them.rank, 1), else_=0)),
+        )
+        .select_from(me)
+        .join(them, (them.match_id == me.match_id) & (them.bot_id != me.bot_id))
+        .join(Match, Match.id == me.match_id)
+        .join(Bot, Bot.id == them.bot_id)
+        .where(
+            me.bot_id == bot_id,
+            Match.status == FINISHED,
+            me.rank.is_not(None),
+            them.rank.is_not(None),
+        )
+        .group_by(them.bot_id, Bot.name, Bot.status)
+        .order_by(met.desc(), Bot.name, them.bot_id)
+        .limit(limit)
+    ).all()
+    return [
+        {
+            "bot_id": opponent,
+            "name": name,
+            "status": status,
+            "matches": matches,
+            "ahead": int(ahead or 0),
+            "tied": int(tied or 0),
+            "behind": int(behind or 0),
+        }
+        for opponent, name, status, matches, ahead, tied, behind in rows
+    ]
+
+
+def _fault_kinds(session: Session, bot_id: int) -> list[dict[str, Any]]:
+    """The bot's faults over all its finished matches, by kind, most frequent first: the
+    number of faults, of matches they happened in, and the kind in words.  Seats stored
+    before faults were kept by kind count their strikes as "not recorded"."""
+    faults: dict[str, int] = {}
+    matches: dict[str, int] = {}
+    for seat_faults, strikes in session.execute(
+        select(MatchSeat.faults, MatchSeat.strikes)
+        .join(Match, Match.id == MatchSeat.match_id)
+        .where(MatchSeat.bot_id == bot_id, MatchSeat.strikes > 0, Match.status == FINISHED)
+    ):
+        kinds = (seat_faults or {}).get("kinds") or {"not recorded": strikes}
+        for kind, n in kinds.items():
+            faults[kind] = faults.get(kind, 0) + n
+            matches[kind] = matches.get(kind, 0) + 1
+    return [
+        {
+            "kind": kind,
+            "faults": n,
+            "matches": matches[kind],
+            "reason": "" if kind == "not recorded" else fault_reason({"kind": kind}),
+        }
+        for kind, n in sorted(faults.items(), key=lambda item: (-item[1], item[0]))
+    ]
