@@ -419,6 +419,29 @@ def test_registering_a_bot_shows_its_secrets_once(page: Any, site: dict[str, Any
     assert token not in page.content() and secret not in page.content()
 
 
+def test_a_laptop_bot_registers_to_connect_out_and_is_told_how_to_start(
+    page: Any, site: dict[str, Any]
+) -> None:
+    page.goto(f"{site['url']}/bots/register")
+    assert page.locator("input[name=endpoint]").is_visible()
+    page.check("input[name=transport][value=connect]")
+    assert page.locator("input[name=endpoint]").is_hidden()  # no address to give
+    page.fill("input[name=name]", "laptop-bot")
+    page.fill("input[name=owner]", "a student")
+    page.check("input[name=games][value=cactus]")
+    page.click("button[type=submit]")
+    page.locator("#register-result").wait_for(state="visible")
+    secret = page.locator("#signing-secret").inner_text()
+    with site["app"].extensions["arena.db"].session() as session:
+        bot = session.scalar(select(Bot).where(Bot.name == "laptop-bot"))
+        assert bot is not None and bot.endpoint is None and bot.games == ["cactus"]
+    command = page.locator("#connect-command").inner_text()
+    assert command == (
+        f"python bot.py --connect {site['url']} --bot-id {bot.id} --secret {secret}"
+    )
+    shoot(page, "registered-connect")
+
+
 def test_a_refused_registration_shows_the_api_message(page: Any, site: dict[str, Any]) -> None:
     page.goto(f"{site['url']}/bots/register")
     page.fill("input[name=name]", "ann")  # taken

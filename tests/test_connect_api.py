@@ -178,3 +178,38 @@ def test_a_bot_moves_between_the_transports(app, client, bot, info_bot):
     assert back.status_code == 200 and back.get_json()["connect"] is True
     with app.extensions["arena.db"].session() as session:
         assert session.get(Bot, bot["id"]).endpoint is None
+
+
+def test_organisers_see_which_connect_bots_are_offline_and_bot_pages_show_presence(
+    client, bot, info_bot, enqueued
+):
+    """The tournament API and form say which chosen connect bots are not connected; the
+    bot page says whether it is connected, with what SDK and capacity."""
+    web = client.post(
+        "/api/bots", json={"name": "web", "owner": "o", "endpoint": info_bot(games=["cactus"])}
+    ).get_json()
+    form = client.get("/tournaments/new").get_data(as_text=True)
+    assert form.count('class="badge warn offline"') == 1  # ada, never connected
+    page = client.get(f"/bots/{bot['id']}").get_data(as_text=True)
+    assert "connects out to the arena" in page and "not connected" in page
+    assert "connects out" not in client.get(f"/bots/{web['id']}").get_data(as_text=True)
+
+    created = client.post(
+        "/api/tournaments",
+        json={"name": "t", "game": "cactus", "bot_ids": [web["id"], bot["id"]],
+              "seats_per_match": 2, "games_per_pairing": 2},  # fmt: skip
+    ).get_json()
+    assert created["offline_bot_ids"] == [bot["id"]]
+    page = client.get(f"/tournaments/{created['id']}").get_data(as_text=True)
+    assert "Not connected now" in page and f'/bots/{bot["id"]}' in page
+
+    open_session(client, bot, {**INFO, "capacity": 3})
+    assert client.get(f"/api/tournaments/{created['id']}").get_json()["offline_bot_ids"] == []
+    assert "Not connected now" not in client.get(f"/tournaments/{created['id']}").get_data(
+        as_text=True
+    )
+    assert 'class="badge warn offline"' not in client.get("/tournaments/new").get_data(
+        as_text=True
+    )
+    page = client.get(f"/bots/{bot['id']}").get_data(as_text=True)
+    assert ">connected</span>" in page and "takes 3 requests at once" in page

@@ -602,6 +602,14 @@ class TournamentSchema(Schema):
 
 
 class TournamentDetailSchema(TournamentSchema):
+    offline_bot_ids = fields.List(
+        fields.Integer(),
+        metadata={
+            "description": "entrants that connect out to the arena and are not connected "
+            "now: their matches are played, and each of their requests is a "
+            "'disconnected' fault, until they connect"
+        },
+    )
     standings = fields.List(fields.Nested(StandingSchema))
     crosstable = fields.Nested(CrosstableSchema, allow_none=True)
     sprt_status = fields.Nested(SprtStatusSchema, allow_none=True)

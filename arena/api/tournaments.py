@@ -29,6 +29,7 @@ from arena.api.schemas import (
     TournamentSchema,
 )
 from arena.models import Tournament
+from arena.relay import sessions
 
 log = logging.getLogger(__name__)
 
@@ -62,10 +63,12 @@ def _detail(
     session: Session, tournament: Tournament, with_crosstable: bool = True
 ) -> dict[str, Any]:
     progress = services.tournament_progress(session, tournament)
+    ids = _ids(tournament)
     return as_row(
         tournament,
         TournamentDetailSchema,
-        **_ids(tournament),
+        **ids,
+        offline_bot_ids=sessions.offline(session, ids["bot_ids"]),
         progress=progress,
         seed=services.tournament_seed(tournament, progress),
         standings=standings.standings(session, tournament),

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from arena.models import BotSession, aware, utcnow
+from arena.models import Bot, BotSession, aware, utcnow
 
 SEEN_EVERY = dt.timedelta(seconds=10)  # a poll writes "last heard from" at most this often
 ONLINE_FOR = dt.timedelta(seconds=60)  # heard from this recently: connected
@@ -90,6 +90,17 @@ def online(session: Session, bot_ids: Iterable[int]) -> set[int]:
         )
     )
     return {bot_id for bot_id, seen_at in rows if aware(seen_at) >= since}
+
+
+def offline(session: Session, bot_ids: Iterable[int]) -> list[int]:
+    """Those of ``bot_ids`` that connect out and are not connected now (their requests
+    would be ``disconnected`` faults), in order."""
+    ids = list(bot_ids)
+    connect = set(
+        session.scalars(select(Bot.id).where(Bot.id.in_(ids), Bot.endpoint.is_(None)))
+    ) if ids else set()  # fmt: skip
+    here = online(session, connect)
+    return [bot_id for bot_id in ids if bot_id in connect and bot_id not in here]
 
 
 def seen(session: Session, bot_id: int, token: str, draining: bool) -> None:

@@ -18,12 +18,14 @@ from arena.games import GAMES
 from arena.models import (
     MATCH_STATUSES,
     Bot,
+    BotSession,
     FittedRating,
     Match,
     MatchSeat,
     Rating,
     RatingChange,
 )
+from arena.relay import sessions
 from arena.replay import fault_reason
 from arena.web import charts
 from arena.web.pages.common import (
@@ -103,6 +105,9 @@ def bot(bot_id: int) -> str:
             shown=shown,
             pager=pager,
             faults=services.recent_faults(session, bot_id),
+            connection=(
+                sessions.presence(session.get(BotSession, bot_id)) if found.connect else None
+            ),
             **_bot_charts(session, found),
         )
 

@@ -15,6 +15,7 @@ from werkzeug.http import quote_etag
 from arena import formats, services, standings
 from arena.games import GAMES
 from arena.models import Bot, Match, Tournament, TournamentEntry
+from arena.relay import sessions
 from arena.web.pages.common import (
     LIST_PAGE,
     NOTHING,
@@ -91,8 +92,13 @@ def tournaments() -> str:
 def tournament_new() -> str:
     with database().session() as session:
         rows = list(session.scalars(select(Bot).where(Bot.status == "active").order_by(Bot.name)))
+        offline = set(sessions.offline(session, (b.id for b in rows)))
         return render_template(
-            "tournament_new.html", games=game_rows(), bots=rows, game_options=_option_forms()
+            "tournament_new.html",
+            games=game_rows(),
+            bots=rows,
+            offline=offline,
+            game_options=_option_forms(),
         )
 
 
@@ -111,7 +117,8 @@ def tournament(tournament_id: int) -> Response:
             .join(TournamentEntry, TournamentEntry.bot_id == Bot.id)
             .where(TournamentEntry.tournament_id == tournament_id)
         )
-        etag = page_etag(found.status, sorted(progress.items()), pager["page"], renamed)
+        offline = sessions.offline(session, (e.bot_id for e in found.entries))
+        etag = page_etag(found.status, sorted(progress.items()), pager["page"], renamed, offline)
         unchanged = not_modified(etag)
         if unchanged is not None:
             return unchanged
@@ -156,6 +163,7 @@ def tournament(tournament_id: int) -> Response:
             stop_rule=_stop_rule(standings.sprt_summary(session, found)),
             matches=matches,
             playing=playing,
+            offline=[session.get(Bot, bot_id) for bot_id in offline],
             live_listed=LIVE_MATCHES_LISTED,
             pager=pager,
             live=live,

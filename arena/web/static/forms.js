@@ -76,16 +76,28 @@
   // ---------------------------------------------------------------- bot registration
   const register = document.getElementById("register-form");
   if (register) {
+    // a bot that connects out has no endpoint: the field goes away with the choice
+    const endpointField = register.querySelector(".endpoint-field");
+    const connectHint = register.querySelector(".connect-hint");
+    const showTransport = () => {
+      const connect = register.querySelector('input[name="transport"]:checked').value === "connect";
+      endpointField.hidden = connect;
+      endpointField.querySelector("input").required = !connect;
+      connectHint.hidden = !connect;
+    };
+    register.querySelectorAll('input[name="transport"]').forEach((radio) => {
+      radio.addEventListener("change", showTransport);
+    });
+    showTransport();
     register.addEventListener("submit", async (event) => {
       event.preventDefault();
       const error = register.querySelector(".form-error");
       error.hidden = true;
       const data = new FormData(register);
-      const payload = {
-        name: data.get("name").trim(),
-        endpoint: data.get("endpoint").trim(),
-        owner: data.get("owner").trim(),
-      };
+      const connect = data.get("transport") === "connect";
+      const payload = { name: data.get("name").trim(), owner: data.get("owner").trim() };
+      if (connect) payload.connect = true;
+      else payload.endpoint = data.get("endpoint").trim();
       const description = data.get("description").trim();
       if (description) payload.description = description;
       const games = data.getAll("games");
@@ -107,6 +119,13 @@
       if (result.body.id !== undefined) link.href = document.body.dataset.root + "/bots/" + encodeURIComponent(result.body.id);
       document.getElementById("owner-token").textContent = result.body.owner_token || "";
       document.getElementById("signing-secret").textContent = result.body.signing_secret || "";
+      const command = box.querySelector(".connect-command");
+      command.hidden = !connect;
+      if (connect) {
+        const arena = window.location.origin + document.body.dataset.root;
+        document.getElementById("connect-command").textContent =
+          `python bot.py --connect ${arena} --bot-id ${result.body.id} --secret ${result.body.signing_secret || ""}`;
+      }
       register.reset();
       register.hidden = true;
       box.hidden = false;
