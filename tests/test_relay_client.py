@@ -6,15 +6,19 @@ between homes, or a home that dies, costs the bot no fault while it is back in t
 
 from __future__ import annotations
 
+import json
+import re
 import threading
 import time
 from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
 
-from arena.clients import Pools
+from arena.clients import HttpClient, Pools
 from arena.referee import BotFault, settle
 from arena.relay.client import RelayClient
 from arena.relay.hub import Hub, Replaced
@@ -33,6 +37,7 @@ class Bot:
         self.hub, self.token, self.think = hub, token, think
         self.answer = answer or (lambda body: {"action": body["legal_actions"][0]})
         self.received: list[dict[str, Any]] = []
+        self.raw_bodies: list[bytes] = []
         self.stop = threading.Event()
         hub.open(BOT, token, capacity=4)
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -51,6 +56,7 @@ class Bot:
                 assert not check_signature(SECRET, wire["timestamp"], wire["signature"],
                                            wire["body"].encode())  # fmt: skip
                 body = orjson.loads(wire["body"])
+                self.raw_bodies.append(wire["body"].encode())
                 self.received.append(body)
                 time.sleep(self.think)
                 answers.append((body["request_id"], 200, orjson.dumps(self.answer(body))))
@@ -185,3 +191,69 @@ def test_a_bot_that_takes_too_long_is_a_timeout_like_a_webhook_bot(homes):
         bot.stop.set()
     assert isinstance(fault, BotFault) and fault.kind == "timeout"
     assert latency < 2000
+
+
+# -- the same bodies as a webhook bot ------------------------------------------------------
+GOLDEN = re.compile(r"<!-- golden: ([a-z_]+) -->\s*```json\n(.*?)```", re.S)
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+def golden_requests() -> dict[str, tuple[str, dict[str, Any]]]:
+    """The protocol's golden requests, and an /act of each game from its rules' golden
+    view and legal actions: name -> (path, body without its request_id)."""
+    protocol = {n: json.loads(b) for n, b in GOLDEN.findall((DOCS / "protocol.md").read_text())}
+    found = {
+        name: (f"/{name.split('_')[0]}", {k: v for k, v in body.items() if k != "request_id"})
+        for name, body in protocol.items()
+        if name != "info"
+    }
+    for rules in sorted((DOCS / "rules").glob("*.md")):
+        parts = {n: json.loads(b) for n, b in GOLDEN.findall(rules.read_text())}
+        body = dict(found["act"][1])
+        body.update(game=rules.stem, view=parts["view"],
+                    legal_actions=parts["legal_actions"])  # fmt: skip
+        found[f"act_{rules.stem}"] = ("/act", body)
+    return found
+
+
+class Recorder(BaseHTTPRequestHandler):
+    """A webhook bot that keeps the raw body of every request."""
+
+    bodies: list[bytes] = []
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        Recorder.bodies.append(body)
+        reply = b'{"action": {"type": "pass"}}' if self.path == "/act" else b"{}"
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(reply)))
+        self.end_headers()
+        self.wfile.write(reply)
+
+
+@pytest.mark.parametrize("name", sorted(golden_requests()))
+def test_a_connect_bot_receives_the_bytes_a_webhook_bot_receives(homes, pools, name):
+    path, body = golden_requests()[name]
+    webhook = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
+    threading.Thread(target=webhook.serve_forever, args=(0.05,), daemon=True).start()
+    home = homes[0]
+    bot = Bot(home.hub, "s1", answer=lambda b: {"action": {"type": "pass"}} if "view" in b else {})
+    try:
+        Recorder.bodies.clear()
+        hook = HttpClient(f"http://127.0.0.1:{webhook.server_address[1]}", SECRET, "hook",
+                          pool=pools.get(f"http://127.0.0.1:{webhook.server_address[1]}"))  # fmt: skip
+        relayed = client(home.home)
+        for transport in (hook, relayed):
+            transport.finish(transport.begin(path, body, 5.0))
+    finally:
+        bot.stop.set()
+        webhook.shutdown()
+        webhook.server_close()
+    [sent] = Recorder.bodies
+    [received] = bot.raw_bodies
+    ids = (json.loads(sent)["request_id"], json.loads(received)["request_id"])
+    assert ids[0] != ids[1]  # each request its own id ...
+    assert received == sent.replace(ids[0].encode(), ids[1].encode())  # ... else the same bytes
