@@ -7,6 +7,7 @@ is what the PostgreSQL row locks give the services profile.
 
 from __future__ import annotations
 
+import fcntl
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,6 +18,7 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+MIGRATION_LOCK = 0x6172656E61  # the advisory lock's key on PostgreSQL ("arena")
 
 
 def make_engine(url: str) -> Engine:
@@ -53,8 +55,34 @@ class Database:
             yield session
 
     def upgrade(self) -> None:
-        """Bring the schema to the newest migration."""
-        command.upgrade(alembic_config(self.url), "head")
+        """Bring the schema to the newest migration: one process at a time, so that a web
+        server and workers started together on a new database do not run the same
+        migration twice (the second would fail on a column the first has added)."""
+        with self._migration_lock():
+            command.upgrade(alembic_config(self.url), "head")
+
+    @contextmanager
+    def _migration_lock(self) -> Iterator[None]:
+        """A lock that processes sharing the database take in turn: a lock file beside a
+        SQLite database, an advisory lock on PostgreSQL."""
+        if self.engine.dialect.name == "postgresql":
+            with self.engine.connect() as connection:
+                connection.exec_driver_sql(f"SELECT pg_advisory_lock({MIGRATION_LOCK})")
+                try:
+                    yield
+                finally:
+                    connection.exec_driver_sql(f"SELECT pg_advisory_unlock({MIGRATION_LOCK})")
+            return
+        database = self.engine.url.database
+        if self.engine.dialect.name != "sqlite" or not database or database == ":memory:":
+            yield
+            return
+        with open(f"{database}.migrate-lock", "ab") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
 
     def dispose(self) -> None:
         self.engine.dispose()
