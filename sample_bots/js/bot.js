@@ -527,7 +527,7 @@ class ConnectClient {
           if (typeof seconds === "number" && seconds > 0) this.pollSeconds = Math.min(seconds, 300);
           this.token = payload.session;
           if (payload.replaced === true) {
-            this.say("this session replaced another one of the bot: that copy stops");
+            this.say("this session replaced an earlier one of the bot (a copy still running with it stops)");
           }
           return;
         }
