@@ -135,6 +135,8 @@ def test_a_connect_bot_plays_a_tournament_against_webhook_bots(server: Lane, web
 
         wait_for(connected, timeout=30, what="the connect bot's session")
         assert listening_sockets(student.pid) == 0  # it only dials out
+        presence = api.get(f"/api/bots/{laptop}").json["connection"]
+        assert presence["sdk"].startswith("arenabot ") and presence["capacity"] >= 1
         started = api.post(
             "/api/tournaments",
             json={"name": f"{server.name}-connect", "game": "cactus", "bot_ids": ids,

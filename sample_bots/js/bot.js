@@ -516,7 +516,7 @@ class ConnectClient {
     let failures = 0;
     for (;;) {
       const body = Buffer.from(
-        JSON.stringify({ bot_id: this.botId, request_id: requestId(), info: INFO }),
+        JSON.stringify({ bot_id: this.botId, request_id: requestId(), info: { sdk: `node ${process.version}`, ...INFO } }),
       );
       let problem;
       try {

@@ -325,7 +325,8 @@ class ConnectClient:
         ``ConnectError`` for a refusal, or for an arena still unreachable after ``wait``
         seconds (None: try until stopped)."""
         try:
-            info = self.service.info()
+            # what the bot's page shows of the software at the other end
+            info = {"sdk": f"arenabot {SDK_VERSION}", **self.service.info()}
             info_body = _encode(info)
         except Exception as exc:
             raise ConnectError(
