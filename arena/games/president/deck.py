@@ -94,7 +94,7 @@ def deck_spec(deck_size: int, n_decks: int, jokers: bool, wild: bool = False) ->
         eight=index["8"],
         high=(*range(index["10"] + 1, n), n, n + 1),
         max_set=4 * n_decks,
-        # PV-7 ruling from the seed: with several decks a revolution takes 7 or 8 cards
+        # PV-7 ruling from Wikilivres: with several decks a revolution takes 7 or 8 cards
         revolution_size=4 if n_decks == 1 else 7,
         order=(normal, reverse),
         pos=(pos_normal, pos_reverse),

@@ -4,23 +4,26 @@ of docs/rules/president.md, each variant an option; presets are named bundles of
 The package's modules, one job each: :mod:`~arena.games.president.options` (the options,
 presets and the rules they make), :mod:`~arena.games.president.deck` (ranks, orders, the
 physical cards and the plays of a deck configuration), :mod:`~arena.games.president.actions`
-(the actions, one canonical dict each), :mod:`~arena.games.president.state` (a match's
-state), and the variant families mixed into :class:`President`:
+(the actions, one canonical dict each) and :mod:`~arena.games.president.state` (a match's
+state); mixed into :class:`President`, the variant families
 :mod:`~arena.games.president.special_plays` (runs, coups, rapidité),
-:mod:`~arena.games.president.menteur` (Président-Menteur),
-:mod:`~arena.games.president.exchange` (exchange, putsch, jeu blanc) and
-:mod:`~arena.games.president.rounds` (deal, roles, points).  This module is the state
-machine: the requests, the answers applied, the views, the legal plays and the play of a
-trick.
+:mod:`~arena.games.president.menteur` (Président-Menteur) and
+:mod:`~arena.games.president.exchange` (exchange, putsch, jeu blanc), then
+:mod:`~arena.games.president.rounds` (deal, roles, points) and
+:mod:`~arena.games.president.views` (what each seat sees).  This module is the state
+machine: the requests, the answers applied, the legal plays and the play of a trick.
+
+Quotations in the package ("Wikilivres: ...") are from the source of the rules, the page
+« Le Président » of the Wikilivres book *Boîte à jeux*.
 
 Rulings where the rules are silent are marked "ruling" where they are implemented; the
 main ones: the strongest rank of the current order is the one that cuts (PR-7: the 7 of
 the 32-card deck, the 3 during a revolution) and the one a player may not finish on
-(PV-4); with Jokers the 2s do not cut, so that a Joker can still be put on them (the seed:
-the cut "cannot apply" with Jokers); the black Joker leaves the trick open to the coloured
-one, which cuts; later rounds are dealt by the Trou du Cul, so ``after_dealer`` makes the
-Président lead (PR-11).  The variants' rulings are listed in docs/rules/president.md ("How
-the engine reads the variants").
+(PV-4); with Jokers the 2s do not cut, so that a Joker can still be put on them
+(Wikilivres: the cut "cannot apply" with Jokers); the black Joker leaves the trick open to
+the coloured one, which cuts; later rounds are dealt by the Trou du Cul, so
+``after_dealer`` makes the Président lead (PR-11).  The variants' rulings are listed in
+docs/rules/president.md ("How the engine reads the variants").
 
 A play's consequences (the cut, a revolution, going out, a tabula rasa, a wizz, a rapidité
 window) are settled in one place, ``President._settle``, whether the cards were played, a
@@ -63,6 +66,7 @@ from arena.games.president.rounds import (
 )
 from arena.games.president.special_plays import MAX_RUN_WIDTH, MIN_RUN, SpecialPlays
 from arena.games.president.state import PresidentState
+from arena.games.president.views import Views
 
 # the names other modules import from here (the engine's public face before the split)
 __all__ = [
@@ -99,7 +103,7 @@ __all__ = [
 ]
 
 
-class President(SpecialPlays, Menteur, Exchanges, Rounds, Game):
+class President(Views, SpecialPlays, Menteur, Exchanges, Rounds, Game):
     id = "president"
     title = "Président"
     min_players = 3  # PR-1
@@ -212,84 +216,6 @@ class President(SpecialPlays, Menteur, Exchanges, Rounds, Game):
         else:
             self._name(state, answers[requests[0].seat])
 
-    def view(self, state: PresidentState, seat: int) -> dict[str, JSON]:
-        """The seat's information set (rules, "What each seat may see").
-
-        A view shares the state's lists and dicts instead of copying them: the engine
-        replaces such a piece when it changes and never alters one it has shown, so a
-        view stays what it was when built.  Views are read-only for their users."""
-        spec = state.spec
-        top = state.top_rank
-        view = {
-            "seat": seat,
-            "round": state.round,
-            "phase": state.phase,
-            "turn": state.turn,
-            "cards": state.hand_view[seat],
-            "hand_sizes": state.sizes,
-            "rank_order": spec.order_names[state.reversed],
-            "reversed": state.reversed,
-            "table": state.table,
-            "dealer": state.dealer,
-            "roles": state.roles,
-            "scores": state.scores,
-            "leftover": state.leftover_view,
-            "places": state.places,
-            "played": state.played_view,
-            "trick": {
-                "rank": None if top is None else spec.rank_names[top],
-                "count": state.top_count,
-                "jokers": state.top_jokers,
-                "by": state.last_player,
-                "passes": state.passes,
-                "forced": state.run >= 2,
-                "plays": state.trick,
-            },
-            "exchange": state.exchanged[seat],
-            "events": state.events_for(seat, state.shown_upto[seat]),
-        }
-        if state.extra_view:
-            o = state.options
-            if o.suites:  # PV-13: 1 for a set, 3 or more for a run
-                view["trick"]["length"] = state.top_length
-            if o.putsch:  # PV-9: public, it was announced
-                view["putsch"] = state.putschist
-            if state.menteur:  # PV-15
-                # the cards this seat laid face down on the trick (its own knowledge), the
-                # announcement it is laying cards for, the one the others may call
-                view["face_down"] = state.down_view[seat]
-                announcing = state.announcing
-                view["announcing"] = (
-                    announcing[1] if announcing is not None and announcing[0] == seat else None
-                )
-                view["announced"] = state.announced_view
-        return view
-
-    def spectator_view(self, state: PresidentState, reveal: bool = False) -> dict[str, JSON]:
-        view = self.view(state, 0)
-        del view["events"]
-        # PR-3: hands are private, and PR-10: so are the exchanged cards; the revealed
-        # table shows every hand and every exchange
-        view["seat"] = None
-        view["cards"] = None
-        view["hands"] = list(state.hand_view) if reveal else None
-        view["exchange"] = None
-        view["exchanges"] = list(state.exchanged) if reveal else None
-        if state.phase == "rapidite" and not reveal:
-            # PV-14: a window is asked of a seat holding the rest of the rank; the audience
-            # may not learn that it exists, so it sees the turn that follows
-            view["phase"] = "play"
-        if state.menteur:  # PV-15: the face-down cards and an announcement being laid
-            names = state.spec.names
-            view["face_down"] = list(state.down_view) if reveal else None
-            view["announcing"] = state.announcing[1] if reveal and state.announcing else None
-            if reveal:
-                view["played"] = {
-                    "cards": [names[c] for c in state.pile],
-                    "face_down": len(state.pile),
-                }
-        return view
-
     def all_cards(self, state: PresidentState) -> list[int]:
         held = [c for hand in state.hands for rank in hand for c in rank]
         return held + state.pile + state.leftover
@@ -326,7 +252,7 @@ class President(SpecialPlays, Menteur, Exchanges, Rounds, Game):
         size = state.sizes[seat]
         if state.menteur:
             # PV-15: any play the hand has enough cards for may be announced, whatever the
-            # cards (the seed: "annoncer double 2 en mettant un 3 et un 7")
+            # cards (Wikilivres: "annoncer double 2 en mettant un 3 et un 7")
             counts = [min(spec.max_set, size)] * n + [o.decks if o.jokers else 0] * 2
         else:
             counts = state.counts[seat]
@@ -350,7 +276,7 @@ class President(SpecialPlays, Menteur, Exchanges, Rounds, Game):
         bare = state.wild and size > 0 and held[n] + held[n + 1] == size
         out = []
         # PV-3 ruling: a wild set has one natural card at least and one card more than a
-        # full rank at most (the seed's "five")
+        # full rank at most (Wikilivres' "five")
         wild_cap = spec.max_set + 1 if state.wild else spec.max_set
         ranks: tuple[int, ...] | list[int]
         alone: tuple[int, ...] | list[int] = () if state.wild else (n, n + 1)
@@ -538,7 +464,7 @@ class President(SpecialPlays, Menteur, Exchanges, Rounds, Game):
             on_trick = state.on_trick[r] + naturals
             state.on_trick[r] = on_trick
             # PV-5: every card of the rank lies on the trick, laid by more than one play
-            # (the seed: "Cette règle ne s'applique pas aux carrés")
+            # (Wikilivres: "Cette règle ne s'applique pas aux carrés")
             complete = on_trick >= state.in_round[r] and naturals < on_trick
             if o.tabula_rasa and complete and not cut:
                 cut, why = True, "tabula_rasa"
@@ -568,7 +494,7 @@ class President(SpecialPlays, Menteur, Exchanges, Rounds, Game):
             state.trick = [*state.trick, event]
             state.passes = len(skipped)  # PR-6: as if they had passed
             if len(skipped) >= others:
-                # the seed: "Dès lors que la main revient au joueur ayant posé une carte
+                # Wikilivres: "Dès lors que la main revient au joueur ayant posé une carte
                 # pour la dernière fois, le tour de jeu est clos"
                 self._end_trick(state, "wizz")
                 return
@@ -617,7 +543,7 @@ class President(SpecialPlays, Menteur, Exchanges, Rounds, Game):
         putschist, first = state.putschist, state.places[0]
         gone = first is not None or seat == putschist  # someone else first, or it is out
         if putschist is not None and first != putschist and gone:
-            # PV-9: the seed: "La partie peut donc être arrêtée dès lors que le premier joueur
+            # PV-9: Wikilivres: "La partie peut donc être arrêtée dès lors que le premier joueur
             # à se débarrasser de toutes ses cartes n'est pas le putschiste lui-même"
             self._end_round(state, list(state.table), "putsch")
             return True

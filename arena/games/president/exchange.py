@@ -45,11 +45,11 @@ class Exchanges:
 
     def _jeu_blanc(self, state: PresidentState) -> bool:
         """PV-10: a hand without J, Q, K, A, 2 or Joker (ruling: the ranks above 10 in the
-        normal order, so the 7s of the 32-card deck too).  The seed: "Le joueur ayant reçu
+        normal order, so the 7s of the 32-card deck too).  Wikilivres: "Le joueur ayant reçu
         le jeu blanc prend alors la place du Président et tout joueur qui était plus élevé
         dans la hiérarchie recule d'un échelon"; ruling: several such players take the
         first places in their former order.  Only from round 2 (ruling: round 1 has no
-        hierarchy, and the seed places it "avant que tout échange soit fait")."""
+        hierarchy, and Wikilivres places it "avant que tout échange soit fait")."""
         high = state.spec.high
         blanc = [s for s in state.table if not any(state.counts[s][r] for r in high)]
         if not blanc:

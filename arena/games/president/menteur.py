@@ -91,7 +91,7 @@ class Menteur:
         state.trick = [*state.trick, announce]
         state.announced = (seat, action, laid)
         state.announced_view = announce
-        # the seed: "n'importe quel joueur ayant encore des cartes peut annoncer « menteur »"
+        # Wikilivres: "n'importe quel joueur ayant encore des cartes peut annoncer « menteur »"
         callers = []
         s = seat
         for _ in range(state.n_players - 1):
@@ -128,7 +128,7 @@ class Menteur:
     def _call(
         self, state: PresidentState, caller: int, seat: int, action: Action, laid: list[int]
     ) -> None:
-        """The seed: the last cards announced are turned over; if they match the
+        """Wikilivres: the last cards announced are turned over; if they match the
         announcement the caller picks up the whole pile, else the liar does; whoever was
         right leads.  Ruling: the pile is the trick's (PV-15), the trick is over, and a true
         announcement keeps its own effects (a revolution, going out)."""

@@ -185,10 +185,10 @@ CONTRADICTIONS = (
 
 # Named bundles of options (docs/rules/president.md, "Presets"); any option may be added
 PRESETS: dict[str, dict[str, JSON]] = {
-    "classique": {},  # PR-1..12: the base rules of seed 003
-    "regle_des_4": {"passe": True, "passe_breakers": True},  # PV-2, the seed's "Option"
-    "wizz": {"wizz": True, "revolution": True},  # PV-12, PV-7: the seed's "Le Wizz"
-    "revolutionnaire": {  # PV-3, PV-7, PV-8, PV-9, PV-10: the seed's rules of power
+    "classique": {},  # PR-1..12: the base rules of Wikilivres' « Le Président »
+    "regle_des_4": {"passe": True, "passe_breakers": True},  # PV-2, Wikilivres' "Option"
+    "wizz": {"wizz": True, "revolution": True},  # PV-12, PV-7: Wikilivres' "Le Wizz"
+    "revolutionnaire": {  # PV-3, PV-7, PV-8, PV-9, PV-10: Wikilivres' rules of power
         "jokers": True,
         "revolution": True,
         "coup_d_etat": True,
@@ -201,11 +201,11 @@ PRESETS: dict[str, dict[str, JSON]] = {
 PRESET_DOCS: dict[str, str] = {
     "classique": "The base rules of the Wikilivres page: one deck, sets of one rank beaten "
     "by a higher rank, 2s cut, roles and exchanges, five rounds.",
-    "regle_des_4": "The base rules with the seed's own option, the règle des 4: a rank may "
+    "regle_des_4": "The base rules with Wikilivres' own option, the règle des 4: a rank may "
     "be played on itself, two in a row force that rank or a pass; a 2 breaks it.",
-    "wizz": "The seed's Wizz: more cards or the same rank may follow, the same rank skips "
+    "wizz": "Wikilivres' Wizz: more cards or the same rank may follow, the same rank skips "
     "players; no Joker; four of a kind makes a revolution.",
-    "revolutionnaire": "Jokers and every change of power in the seed: revolution, coup "
+    "revolutionnaire": "Jokers and every change of power on Wikilivres: revolution, coup "
     "d'état, guillotine, putsch and jeu blanc.",
     "menteur": "Président-Menteur: every card is laid face down under an announced rank "
     "and count, and anyone may call menteur.",

@@ -62,7 +62,7 @@ class Rounds:
         putschist = state.putschist
         if putschist is not None:
             if order[0] == putschist:
-                # PV-9 and the seed's "Comptage des points": "le putschiste récolte alors 1
+                # PV-9 and Wikilivres' "Comptage des points": "le putschiste récolte alors 1
                 # point de plus qu'un Président dit normal"
                 points[putschist] = n
             else:
@@ -188,7 +188,7 @@ class Rounds:
             if o.jeu_blanc and self._jeu_blanc(state):
                 return
             # PV-9: the Trou du Cul decides before any exchange; one who failed may not
-            # try again the next round (the seed: "ne peut pas putscher à nouveau avant un
+            # try again the next round (Wikilivres: "ne peut pas putscher à nouveau avant un
             # tour")
             if o.putsch and table[-1] != penalty:
                 state.phase = "putsch"

@@ -11,7 +11,7 @@ from arena.games.base import JSON, Action, Request, first_in_priority
 from arena.games.president.actions import coup_action, run_action
 from arena.games.president.state import PresidentState
 
-MIN_RUN = 3  # PV-13 ruling: a run has three ranks at least (the seed's shared runs need 3)
+MIN_RUN = 3  # PV-13 ruling: a run has three ranks at least (Wikilivres' shared runs need 3)
 MAX_RUN_WIDTH = 3  # PV-13: runs of single cards, pairs or triples
 
 
@@ -53,7 +53,7 @@ class SpecialPlays:
 
     def _coups(self, state: PresidentState, counts: list[int]) -> list[Action]:
         """PV-8: a coup d'état (four of a kind and a Joker, or three and two Jokers) or a
-        guillotine (four and two Jokers), on one's turn whatever the trick (the seed: "Le
+        guillotine (four and two Jokers), on one's turn whatever the trick (Wikilivres: "Le
         coup d'État peut être posé n'importe quand lors de la partie")."""
         o = state.options
         if not (o.coup_d_etat or o.guillotine):
@@ -148,12 +148,12 @@ class SpecialPlays:
         self._face_up(state, event, played)
         standing = self._standing(state, seat)
         if kind == "coup_d_etat":
-            # the seed: "Le Président déchu vient prendre la place de celui qui a posé le
+            # Wikilivres: "Le Président déchu vient prendre la place de celui qui a posé le
             # coup d'État"
             i = standing.index(seat)
             standing[0], standing[i] = standing[i], standing[0]
             self._end_round(state, standing, "coup_d_etat")
-        else:  # the seed: "décide qui sera le Balayeur, et il choisit son Premier Ministre"
+        else:  # Wikilivres: "décide qui sera le Balayeur, et il choisit son Premier Ministre"
             state.guillotine = (seat, standing)
             state.phase = "guillotine"
             state.turn = seat
