@@ -483,7 +483,7 @@ class President(Views, SpecialPlays, Menteur, Exchanges, Rounds, Game):
         following = state.next_active(seat)
         if o.wizz and equal and not thrown:
             # PV-12: an equal play skips the next player, and one more per extra card;
-            # never the player themself, nor one who has gone out (the seed)
+            # never the player themself, nor one who has gone out (Wikilivres)
             others = state.n_active - state.active[seat]
             skipped = []
             for _ in range(min(1 + count - prev_count, others)):
