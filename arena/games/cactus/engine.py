@@ -1,7 +1,10 @@
 """Cactus, the memory "golf" game: rules CA-1..11, CL-1..8 and PG-1..6 of docs/rules/cactus.md.
 
-Every ruling that changes play is an option (:class:`CactusOptions`); the presets
-``classic`` (French rules) and ``pagat`` (Vancouver rules) are option bundles.
+Every ruling that changes play is an option (:class:`~arena.games.cactus.options.CactusOptions`);
+the presets ``classic`` (French rules) and ``pagat`` (Vancouver rules) are option bundles.
+The options live in :mod:`arena.games.cactus.options`, the scoring of rounds and matches in
+:mod:`arena.games.cactus.scoring` (mixed into :class:`Cactus`); this module keeps the state
+and the turn's state machine, snap windows, powers and views.
 
 A turn runs through phases, each one a request:
 
@@ -20,143 +23,45 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
 
 from arena.games import cards
-from arena.games import options as opts
 from arena.games.base import (
     DEAL_EVENT,
     JSON,
     Action,
     Game,
-    OptionsError,
-    Outcome,
     Request,
     State,
-    competition_ranks,
     first_in_priority,
 )
+from arena.games.cactus.options import (
+    DEFAULT_VALUES,
+    PAGAT_POWERS,
+    POWER_NAMES,
+    PRESET_DOCS,
+    PRESETS,
+    CactusOptions,
+    resolve,
+)
+from arena.games.cactus.scoring import CACTUS_LIMIT, Scoring, _pagat_penalties
 
-DEFAULT_VALUES: dict[str, int] = {  # CA-2
-    "A": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7,
-    "8": 8, "9": 9, "10": 10, "J": 10, "Q": 10, "K": 0,
-}  # fmt: skip
-PAGAT_POWERS: dict[str, str] = {  # PG-3
-    "6": "peek", "7": "peek", "8": "peek",
-    "9": "peek_other", "10": "peek_other", "J": "peek_other",
-    "Q": "blind_swap",
-}  # fmt: skip
-POWER_NAMES = ("peek", "peek_other", "blind_swap")
-CACTUS_LIMIT = 5  # CL-6, CL-7: a total of 5 or less "has cactus"
+# the names other modules import from here (the engine's public face before the split)
+__all__ = [
+    "CACTUS_LIMIT",
+    "DEFAULT_VALUES",
+    "LAYOUT_SIZE",
+    "PAGAT_POWERS",
+    "POWER_NAMES",
+    "PRESETS",
+    "Cactus",
+    "CactusOptions",
+    "CactusState",
+    "SnapWindow",
+    "_pagat_penalties",
+]
+
 LAYOUT_SIZE = 4  # CA-3
 BOTTOM_ROW = (2, 3)  # CL-1
-
-
-@dataclass(frozen=True)
-class CactusOptions:
-    # each option's doc is what the API and the tournament form show; the bounds repeat
-    # resolve_options for the schema (tests/test_game_options.py checks that they agree)
-    decks: int | None = opts.option(  # CA-1: None = one deck up to 6 players, two for 7-8
-        None,
-        minimum=1,
-        maximum=3,
-        doc="Decks shuffled together, 1 to 3 (empty: one for up to 6 players, two for 7-8).",
-    )
-    values: dict[str, int] = opts.option(  # noqa: RUF009 (a field, made fresh) CA-2
-        factory=lambda: dict(DEFAULT_VALUES),
-        keys=tuple(DEFAULT_VALUES),
-        doc="Points of each rank in a layout at the end of a round; ranks left out keep "
-        "theirs (K 0, A 1, 2-10 their pips, J and Q 10).",
-    )
-    call: Literal["end_of_turn", "any_time"] = opts.option(  # CA-7
-        "end_of_turn",
-        doc='Who may call "cactus" to end the round: the player whose turn just ended, or '
-        "any player after any turn.",
-    )
-    reaction_priority: Literal["seat_order", "random"] = opts.option(  # CA-9
-        "seat_order",
-        doc="Which snap counts when several seats snap at once: the first clockwise from the "
-        "card's owner, or a random one (from the match's seed).",
-    )
-    initial_peek: Literal["bottom_row", "choose_two"] = opts.option(  # CL-1 / PG-1
-        "bottom_row",
-        doc="Before play each player sees their two bottom cards, or chooses two of their four.",
-    )
-    eight_power: bool = opts.option(  # CL-2: a stock-drawn 8 lets its drawer peek
-        True, doc="An 8 drawn from the stock lets its drawer peek at one of their own cards."
-    )
-    passed_on_eight: bool = opts.option(  # CL-3
-        True,
-        doc="A stock-drawn 8 discarded unused lets the next player peek at one of their own "
-        "cards. Needs eight_power.",
-    )
-    powers: dict[str, str] = opts.option(  # noqa: RUF009 (a field) PG-3: rank -> power
-        factory=dict,
-        keys=tuple(DEFAULT_VALUES),
-        choices=POWER_NAMES,
-        doc="Ranks whose discard gives a power: peek (an own card), peek_other (another "
-        'player\'s card) or blind_swap, e.g. {"Q": "blind_swap"}.',
-    )
-    wrong_snap: Literal["stays", "returns"] = opts.option(  # CL-5 / PG-4
-        "stays",
-        doc="A card snapped on the wrong rank stays on the discard (a penalty card takes its "
-        "slot) or goes back to its slot (penalty cards in new slots).",
-    )
-    penalty_cards: int = opts.option(  # CL-5 (the "kamikaze" fix uses 2) / PG-4 (2)
-        1, minimum=0, maximum=4, doc="Unseen stock cards a wrong snap costs, 0 to 4."
-    )
-    snap_after_miss: bool = opts.option(  # PG-4 ruling
-        False, doc="With wrong_snap returns: others may still snap after a wrong snap."
-    )
-    snap_chain: bool = opts.option(  # CL-4 / PG-4
-        True,
-        doc="A card thrown right on a snap opens a new snap window on its rank; off, one "
-        "throw per discarded card.",
-    )
-    scoring: Literal["wins", "tas_de_merde", "maximus", "penalty"] = opts.option(  # CL-8 / PG-5
-        "wins",
-        doc="How a match is won: most rounds won (wins), lowest random tally (tas_de_merde), "
-        "first to maximus_target points (maximus), lowest penalty points (penalty).",
-    )
-    rounds: int = opts.option(  # CL-8 wins and tas_de_merde
-        5, minimum=1, doc="Rounds in a match scored by wins or tas_de_merde."
-    )
-    maximus_target: int = opts.option(  # CL-8 maximus
-        5, minimum=1, doc="Points that win a maximus match (alone in the lead)."
-    )
-    target: int = opts.option(  # PG-6
-        100, minimum=1, doc="Penalty points that end a penalty match."
-    )
-    max_rounds: int = opts.option(  # CL-8 maximus cap / PG-6 cap
-        30, minimum=1, doc="Most rounds of a maximus or penalty match."
-    )
-    next_round: Literal["rotate", "lowest_score"] = opts.option(  # CA-11 / PG-6
-        "rotate",
-        doc="Who starts the next round: the seat after the dealer (who moves on one seat), or "
-        "the round's lowest scorer; in maximus the seat after a correct caller.",
-    )
-    max_turns: int = opts.option(  # ruling: a round with no call ends after this many turns
-        200, minimum=1, doc="Turns after which a round nobody called ends."
-    )
-
-
-PRESETS: dict[str, dict[str, JSON]] = {
-    "classic": {},
-    "pagat": {
-        "initial_peek": "choose_two",
-        "eight_power": False,
-        "passed_on_eight": False,
-        "powers": dict(PAGAT_POWERS),
-        "wrong_snap": "returns",
-        "penalty_cards": 2,
-        "snap_after_miss": False,
-        "snap_chain": False,
-        "scoring": "penalty",
-        "target": 100,
-        "max_rounds": 50,
-        "next_round": "lowest_score",
-    },
-}
 
 
 @dataclass
@@ -215,49 +120,18 @@ class CactusState(State):
         self.round_results: list[dict[str, JSON]] = []
 
 
-class Cactus(Game):
+class Cactus(Scoring, Game):
     id = "cactus"
     title = "Cactus"
     min_players = 2
     max_players = 8
     presets = PRESETS
-    preset_docs = {
-        "classic": "French rules: see your bottom two cards, a drawn 8 lets you peek, a wrong "
-        "snap stays on the discard, most rounds won out of 5.",
-        "pagat": "Vancouver rules (Pagat): choose two cards to see, powers on 6 to Q, a wrong "
-        "snap costs two cards, lowest penalty points when someone reaches 100.",
-    }
+    preset_docs = PRESET_DOCS
     card_vocabulary = frozenset(cards.NAMES)
 
     # -- options -----------------------------------------------------------------------
     def resolve_options(self, options: Mapping[str, JSON] | None) -> CactusOptions:
-        raw = dict(options or {})
-        if "values" in raw and isinstance(raw["values"], Mapping):
-            unknown = sorted(set(raw["values"]) - set(DEFAULT_VALUES))
-            if unknown:
-                raise OptionsError(f"cactus option 'values' has unknown ranks {unknown}")
-            raw["values"] = {**DEFAULT_VALUES, **raw["values"]}
-        o = opts.resolve(CactusOptions, self.id, PRESETS, raw, default_preset="classic")
-        if o.decks is not None and not 1 <= o.decks <= 3:
-            raise OptionsError("cactus option 'decks' must be 1, 2 or 3")
-        for rank, power in o.powers.items():
-            if rank not in DEFAULT_VALUES or power not in POWER_NAMES:
-                raise OptionsError(
-                    f"cactus option 'powers' maps ranks to {', '.join(POWER_NAMES)}; "
-                    f"got {rank!r}: {power!r}"
-                )
-        if o.eight_power and "8" in o.powers:
-            raise OptionsError(
-                "cactus options 'eight_power' and 'powers' both give the 8 a power: keep one"
-            )
-        if o.passed_on_eight and not o.eight_power:
-            raise OptionsError("cactus option 'passed_on_eight' needs 'eight_power'")
-        for name in ("rounds", "maximus_target", "target", "max_rounds", "max_turns"):
-            if getattr(o, name) < 1:
-                raise OptionsError(f"cactus option {name!r} must be at least 1")
-        if not 0 <= o.penalty_cards <= 4:
-            raise OptionsError("cactus option 'penalty_cards' must be between 0 and 4")
-        return o
+        return resolve(self.id, options)
 
     # -- the contract ------------------------------------------------------------------
     def new_state(
@@ -683,111 +557,6 @@ class Cactus(Game):
             state.phase = "initial_peek"
             state.peeking = set(range(n))
 
-    def _end_round(self, state: CactusState) -> None:
-        o, n = state.options, state.n_players
-        totals = [sum(state.value[c] for c in layout.values()) for layout in state.layouts]
-        state.emit(
-            {
-                "type": "reveal",
-                "layouts": [
-                    [{"slot": s, "card": cards.name(c)} for s, c in layout.items()]
-                    for layout in state.layouts
-                ],
-                "totals": totals,
-            }
-        )
-        cactus = [t <= CACTUS_LIMIT for t in totals]  # CL-7
-        caller = state.caller
-        result: dict[str, JSON] = {
-            "round": state.round,
-            "totals": totals,
-            "caller": caller,
-            "cactus": cactus,
-        }
-        round_scores: list[int]
-        if o.scoring == "wins":
-            best = min((t for t, c in zip(totals, cactus, strict=True) if c), default=None)
-            winners = [s for s in range(n) if cactus[s] and totals[s] == best]
-            for s in winners:
-                state.wins[s] += 1
-            for s in range(n):
-                state.sum_totals[s] += totals[s]
-            result["winners"] = winners
-            round_scores = totals
-        elif o.scoring == "tas_de_merde":
-            draws: dict[str, JSON] = {}
-            for s in range(n):
-                if cactus[s]:
-                    continue
-                card = state.rng.randrange(cards.CARDS_PER_DECK)  # a fresh seeded draw
-                if cards.rank(card) == "7" and state.has_drawn_tally[s]:
-                    state.tally[s] = 0  # the flush, except on a first ever draw
-                else:
-                    state.tally[s] += o.values[cards.rank(card)]
-                state.has_drawn_tally[s] = True
-                draws[str(s)] = cards.name(card)
-                state.emit(
-                    {"type": "tas_de_merde", "player": s, "card": cards.name(card),
-                     "tally": state.tally[s]}
-                )  # fmt: skip
-            result["tally"] = list(state.tally)
-            round_scores = totals
-        elif o.scoring == "maximus":
-            round_scores = [
-                (2 if t == 0 else 1) if c else 0 for t, c in zip(totals, cactus, strict=True)
-            ]
-            if caller is not None and totals[caller] > CACTUS_LIMIT:
-                round_scores[caller] = -1  # a wrong call
-            for s in range(n):
-                state.points[s] += round_scores[s]
-            result["points"] = round_scores
-        else:  # PG-5
-            round_scores = _pagat_penalties(totals, caller)
-            for s in range(n):
-                state.penalty[s] += round_scores[s]
-            result["penalties"] = round_scores
-        state.round_results.append(result)
-        state.emit({"type": "round_result", **result})
-        if self._match_over(state):
-            self._finish(state)
-            return
-        # CA-11 / CL-8 maximus / PG-6: who starts the next round
-        state.dealer = (state.dealer + 1) % n
-        state.starter = (state.dealer + 1) % n
-        if o.scoring == "maximus" and caller is not None and totals[caller] <= CACTUS_LIMIT:
-            state.starter = (caller + 1) % n  # the seat after the "grand cactus"
-        elif o.next_round == "lowest_score":
-            low = min(round_scores)
-            state.starter = state.rng.choice([s for s in range(n) if round_scores[s] == low])
-        state.dealer = (state.starter - 1) % n
-        self._start_round(state)
-
-    def _match_over(self, state: CactusState) -> bool:
-        o = state.options
-        if o.scoring in ("wins", "tas_de_merde"):
-            return state.round >= o.rounds
-        if state.round >= o.max_rounds:
-            return True
-        if o.scoring == "maximus":
-            top = max(state.points)
-            return top >= o.maximus_target and state.points.count(top) == 1
-        return max(state.penalty) >= o.target  # PG-6
-
-    def _finish(self, state: CactusState) -> None:
-        o, n = state.options, state.n_players
-        if o.scoring == "wins":
-            keys: list[Any] = [(-state.wins[s], state.sum_totals[s]) for s in range(n)]
-            scores: list[float] = list(state.wins)
-        elif o.scoring == "tas_de_merde":
-            keys, scores = list(state.tally), list(state.tally)
-        elif o.scoring == "maximus":
-            keys, scores = [-p for p in state.points], list(state.points)
-        else:
-            keys, scores = list(state.penalty), list(state.penalty)
-        state.phase = "over"
-        state.result = Outcome(competition_ranks(keys), scores, state.round_results)
-        state.emit({"type": "match_over", "ranks": state.result.ranks, "scores": scores})
-
     # -- helpers ---------------------------------------------------------------------------
     def _draw_from_stock(self, state: CactusState) -> int | None:
         if not state.stock:
@@ -909,16 +678,6 @@ class Cactus(Game):
             for layout, get in zip(state.layouts, [k.get for k in state.known[seat]], strict=True)
         ]
 
-    def _scores(self, state: CactusState) -> dict[str, JSON]:
-        scoring = state.options.scoring
-        if scoring == "wins":
-            return {"wins": state.wins, "sum_totals": state.sum_totals}
-        if scoring == "tas_de_merde":
-            return {"tally": state.tally}
-        if scoring == "maximus":
-            return {"points": state.points}
-        return {"penalty": state.penalty}
-
     def all_cards(self, state: CactusState) -> list[int]:
         found = [*state.stock, *state.discard]
         for layout in state.layouts:
@@ -935,19 +694,3 @@ def _no_knowledge(n: int) -> list[list[dict[int, str]]]:
 def _clockwise(start: int, n: int) -> list[int]:
     """Seats from ``start`` on, clockwise, ``start`` first."""
     return [(start + i) % n for i in range(n)]
-
-
-def _pagat_penalties(totals: list[int], caller: int | None) -> list[int]:
-    """PG-5: the caller scores 0 only if strictly lowest, else total + 10; a non-caller at
-    or below the caller scores 0.  Without a caller (the turn cap) every total counts."""
-    if caller is None:
-        return list(totals)
-    c = totals[caller]
-    scores = []
-    for seat, total in enumerate(totals):
-        if seat == caller:
-            lowest = all(t > c for s, t in enumerate(totals) if s != caller)
-            scores.append(0 if lowest else c + 10)
-        else:
-            scores.append(0 if total <= c else total)
-    return scores

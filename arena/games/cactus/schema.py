@@ -10,7 +10,8 @@ The module's dicts are read-only; :func:`arena.games.schemas.document` hands out
 from __future__ import annotations
 
 from arena.games import cards
-from arena.games.cactus.engine import DEFAULT_VALUES, LAYOUT_SIZE, POWER_NAMES, Cactus
+from arena.games.cactus.engine import LAYOUT_SIZE, Cactus
+from arena.games.cactus.options import DEFAULT_VALUES, POWER_NAMES
 from arena.games.schema_kit import (
     Schema,
     array,

@@ -10,18 +10,10 @@ dicts are read-only; :func:`arena.games.schemas.document` hands out copies.
 from __future__ import annotations
 
 from arena.games import cards
-from arena.games.president.engine import (
-    JOKERS,
-    MAX_RUN_WIDTH,
-    MIN_RUN,
-    NEUTRAL,
-    ORDER_52,
-    PRESIDENT,
-    TROU,
-    VICE_PRESIDENT,
-    VICE_TROU,
-    President,
-)
+from arena.games.president.deck import JOKERS, ORDER_52
+from arena.games.president.engine import President
+from arena.games.president.rounds import NEUTRAL, PRESIDENT, TROU, VICE_PRESIDENT, VICE_TROU
+from arena.games.president.special_plays import MAX_RUN_WIDTH, MIN_RUN
 from arena.games.schema_kit import (
     Schema,
     action_ref,
