@@ -22,11 +22,12 @@ from sqlalchemy import func, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
-from arena import formats, lifecycle
-from arena.clients import MAX_CAPACITY, PROTOCOL_VERSION, HttpClient
+from arena.competition import formats
 from arena.config import Config
 from arena.games import GAMES, get_game
 from arena.games.base import Game, OptionsError
+from arena.match.clients import MAX_CAPACITY, PROTOCOL_VERSION, HttpClient
+from arena.match.referee import BotFault, excerpt
 from arena.models import (
     MATCH_OPEN,
     MATCH_STATUSES,
@@ -42,7 +43,7 @@ from arena.models import (
     bot_name_key,
     utcnow,
 )
-from arena.referee import BotFault, excerpt
+from arena.worker import lifecycle
 
 # Seeds stay below 2**53 so they survive a trip through JSON in a browser (a JavaScript
 # number is a double) and fit the BigInteger column.
@@ -541,7 +542,7 @@ def recent_faults(session: Session, bot_id: int, limit: int = 10) -> list[dict[s
 def delete_bot(session: Session, bot: Bot, pause_after: int = 3) -> None:
     """Soft delete: the bot keeps its matches, ratings and name; its queued matches are
     cancelled so its endpoint is not called any more (and results waiting for them are
-    settled: ``arena.lifecycle``)."""
+    settled: ``arena.worker.lifecycle``)."""
     if bot.status == "deleted":
         return
     bot.status = "deleted"
@@ -608,7 +609,7 @@ def create_tournament(
     seed: int | None = None,
     live_view: str = "public",
 ) -> tuple[Tournament, list[int]]:
-    """Write a tournament with every match of its schedule queued (``arena.formats``);
+    """Write a tournament with every match of its schedule queued (``arena.competition.formats``);
     returns it and the match ids, in schedule order.  The caller commits, then enqueues.
 
     ``bot_ids`` are every entrant; a gauntlet's ``challenger_ids`` are among them and the

@@ -29,9 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sqlalchemy import func, select
 
-from arena import tasks
+from arena.match.referee import MatchRecord
 from arena.models import Match, TournamentEntry
-from arena.referee import MatchRecord
+from arena.worker import tasks
 from benchmarks.tournament_scale import add_bots, database_url, make_app
 
 NEVER_DECIDES = {"elo0": -10, "elo1": 10, "alpha": 0.001, "beta": 0.001}

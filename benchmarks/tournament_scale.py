@@ -38,15 +38,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sqlalchemy import select
 
-from arena import tasks
 from arena.app import create_app
 from arena.config import from_env
 from arena.db import Database
+from arena.match.referee import MatchRecord
 from arena.models import Bot, Match, MatchSeat
-from arena.referee import MatchRecord
+from arena.worker import tasks
 
 try:
-    from arena import formats  # noqa: F401
+    from arena.competition import formats  # noqa: F401
 
     HAS_FORMATS = True
 except ImportError:  # a checkout from before the formats

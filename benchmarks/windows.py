@@ -25,10 +25,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena import clients
-from arena.clients import HttpClient
 from arena.games.base import Request
-from arena.referee import MatchRecord, Referee
+from arena.match import clients
+from arena.match.clients import HttpClient
+from arena.match.referee import MatchRecord, Referee
 
 
 @contextmanager

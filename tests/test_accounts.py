@@ -16,11 +16,11 @@ from flask import Flask
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from arena import tasks
-from arena.clients import Pools
 from arena.db import alembic_config
+from arena.match.clients import Pools
 from arena.models import Bot, Match, MatchSeat
 from arena.services import hash_token
+from arena.worker import tasks
 from sample_bots.policy_bot import PolicyBot
 from tests.test_api import auth, counts, error, register
 

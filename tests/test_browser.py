@@ -25,10 +25,10 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 from werkzeug.serving import make_server
 
+from arena.competition.standings import sprt_summary
+from arena.match.records import seat_events
 from arena.models import Bot, Match, MatchSeat, Replay, Tournament
-from arena.replay import seat_events
 from arena.services import create_tournament, token_matches
-from arena.standings import sprt_summary
 from tests.badbots import serving
 from tests.test_web import (
     add_bot,

@@ -17,8 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena import clients
-from arena.clients import (
+from arena.games import make_policy
+from arena.match import clients
+from arena.match.clients import (
     MAX_ANSWER_BYTES,
     MAX_HEAD_BYTES,
     MAX_HEADER_LINES,
@@ -28,9 +29,8 @@ from arena.clients import (
     Pools,
     ResponseParser,
 )
-from arena.games import make_policy
-from arena.referee import BotFault, PolicyClient, Referee, policy_rng
-from arena.replay import check
+from arena.match.records import check
+from arena.match.referee import BotFault, PolicyClient, Referee, policy_rng
 
 # what the parser may raise: a fault, or the end of a stream that held no answer (the
 # client turns it into a fault); never an IndexError, a ValueError...

@@ -11,9 +11,9 @@ import pytest
 from arenabot import make_server
 from sqlalchemy import select
 
-from arena import tasks
-from arena.clients import Pools
+from arena.match.clients import Pools
 from arena.models import Bot, Ladder, Match, MatchSeat, RatingChange
+from arena.worker import tasks
 from sample_bots.policy_bot import PolicyBot
 
 

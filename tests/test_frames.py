@@ -1,8 +1,8 @@
-"""Frames (``arena.frames``): the table at every step from one perspective, as the replay
-viewer draws it; live matches (``arena.live``) and their API; ``arena view``.
+"""Frames (``arena.match.frames``): the table at every step from one perspective, as the replay
+viewer draws it; live matches (``arena.worker.live``) and their API; ``arena view``.
 
 A seat's frames are that seat's own views (``Game.view``) and the events it received,
-compared here with a re-simulation that does not go through ``arena.frames``.
+compared here with a re-simulation that does not go through ``arena.match.frames``.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import select
 
-from arena import tasks
 from arena.cli import main as arena_main
-from arena.frames import (
+from arena.games import GAMES, get_game, make_policy
+from arena.match.frames import (
     Frames,
     PerspectiveError,
     compact,
@@ -29,11 +29,11 @@ from arena.frames import (
     parse_perspective,
     record_frames,
 )
-from arena.games import GAMES, get_game, make_policy
-from arena.live import LiveWriter, steps_so_far
+from arena.match.records import answers, seat_decisions, seat_events
+from arena.match.referee import PolicyClient, Referee, policy_rng
 from arena.models import LiveSteps, Match, MatchSeat, Tournament
-from arena.referee import PolicyClient, Referee, policy_rng
-from arena.replay import answers, seat_decisions, seat_events
+from arena.worker import tasks
+from arena.worker.live import LiveWriter, steps_so_far
 from tests.test_api import error
 from tests.test_web import add_bot
 

@@ -19,10 +19,11 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from arena import services, tasks
+from arena import services
 from arena.games import make_policy
+from arena.match.referee import PolicyClient, Referee, policy_rng
 from arena.models import Match
-from arena.referee import PolicyClient, Referee, policy_rng
+from arena.worker import tasks
 from tests.test_web import add_bot, page_text
 
 CARD = re.compile(r"\b(10|[2-9AJQK])[CDHS]\b")  # a card's code, anywhere in a page

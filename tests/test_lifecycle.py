@@ -1,4 +1,4 @@
-"""The life of a match row (``arena.lifecycle``) on a real database, without a broker:
+"""The life of a match row (``arena.worker.lifecycle``) on a real database, without a broker:
 a match claimed again is dealt anew, a duplicate deal is dealt again as a whole, its
 rotations are settled together, and a result is recorded only by the attempt that holds
 the match.  On SQLite and PostgreSQL (row locks, ``RETURNING``)."""
@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from arena import lifecycle, services
+from arena import services
 from arena.db import Database
 from arena.games import make_policy
-from arena.lifecycle import Ended, Plan, attempt_id, redeal_seed
+from arena.match.records import check
+from arena.match.referee import MatchRecord, PolicyClient, Referee, policy_rng
 from arena.models import (
     Bot,
     BotPin,
@@ -28,8 +29,8 @@ from arena.models import (
     TournamentEntry,
     utcnow,
 )
-from arena.referee import MatchRecord, PolicyClient, Referee, policy_rng
-from arena.replay import check
+from arena.worker import lifecycle
+from arena.worker.lifecycle import Ended, Plan, attempt_id, redeal_seed
 from tests.lanes import postgres_url
 
 LEASE = dt.timedelta(seconds=15)

@@ -7,9 +7,9 @@ import socket
 
 import pytest
 
-from arena.clients import EndpointPool
-from arena.netpolicy import REFUSED, AddressPolicy, AddressRefused, embedded_ipv4
-from arena.referee import BotFault
+from arena.match.clients import EndpointPool
+from arena.match.netpolicy import REFUSED, AddressPolicy, AddressRefused, embedded_ipv4
+from arena.match.referee import BotFault
 
 PRODUCTION = AddressPolicy.for_profile("production")
 LOCAL = AddressPolicy.for_profile("local")

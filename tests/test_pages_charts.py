@@ -26,12 +26,12 @@ from flask.testing import FlaskClient
 from markupsafe import escape
 from sqlalchemy import event, select
 
-from arena import tasks
-from arena.clients import HttpClient
 from arena.games import make_policy
+from arena.match.clients import HttpClient
+from arena.match.referee import Client, PolicyClient, Referee, policy_rng
 from arena.models import FittedRating, Match, MatchSeat, Rating, RatingChange
-from arena.referee import Client, PolicyClient, Referee, policy_rng
 from arena.web import charts
+from arena.worker import tasks
 from tests.badbots import http_bot
 from tests.test_web import add_bot, close_app, make_app, page_text
 

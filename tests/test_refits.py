@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from sqlalchemy import event, select
 
-from arena import tasks
+from arena.competition.ratings import fit_ratings
 from arena.db import Database
 from arena.models import Bot, FittedRating, Match, MatchSeat, RatingFit, aware
-from arena.ratings import fit_ratings
-from arena.tasks import (
+from arena.worker import tasks
+from arena.worker.tasks import (
     REFIT_STALE_AFTER,
     _claim_refit,
     rated_history,

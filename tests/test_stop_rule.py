@@ -20,10 +20,12 @@ import pytest
 from flask import Flask
 from sqlalchemy import select
 
-from arena import formats, lifecycle, services, standings, tasks
+from arena import services
+from arena.competition import formats, standings
 from arena.db import Database
+from arena.match.referee import MatchRecord
 from arena.models import Bot, Match, Tournament
-from arena.referee import MatchRecord
+from arena.worker import lifecycle, tasks
 
 # the audit's stop rule: is the challenger 20 Elo better than the field?
 SPRT = {"elo0": 0, "elo1": 20, "alpha": 0.05, "beta": 0.05}
@@ -216,7 +218,7 @@ def test_results_out_of_order_give_the_same_decision_at_the_same_observation(mak
     in_order = run(make_app(), in_flight=1, deal=deal)
     out_of_order = run(make_app(), in_flight=IN_FLIGHT, deal=deal)
     # one at a time, nothing waits (a duplicate deal's rotations are settled together,
-    # once the last one ends: arena.lifecycle)
+    # once the last one ends: arena.worker.lifecycle)
     assert in_order["most_waiting"] == 0
     assert out_of_order["most_waiting"] > 10
     mine, theirs = out_of_order["status"], in_order["status"]
@@ -246,7 +248,7 @@ def set_status(app: Flask, match_id: int, status: str) -> None:
 
 @pytest.mark.parametrize("deal", ["independent", "duplicate"])
 def test_results_waiting_behind_a_failed_match_go_on_when_it_fails(app, deal):
-    """What the worker does when it gives a match up (``arena.lifecycle.fail``): the
+    """What the worker does when it gives a match up (``arena.worker.lifecycle.fail``): the
     stop rule goes past it in the same transaction."""
     tournament_id, challenger, matches = small_gauntlet(app, deal)
     ids = list(matches)

@@ -15,9 +15,9 @@ import pytest
 from flask import Flask
 from sqlalchemy import select
 
-from arena import tasks
+from arena.match.referee import MatchRecord
 from arena.models import Match, MatchSeat, Tournament
-from arena.referee import MatchRecord
+from arena.worker import tasks
 from tests.test_api import counts, error, register_many
 
 SPRT = {"elo0": 0, "elo1": 50, "alpha": 0.05, "beta": 0.05}

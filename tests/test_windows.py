@@ -16,12 +16,13 @@ from typing import Any
 
 import pytest
 
-from arena import clients, services
-from arena.clients import HttpClient, Pools
+from arena import services
 from arena.config import Config
 from arena.games import GAMES
 from arena.games.base import Outcome, Request
-from arena.referee import BotFault, MatchRecord, Referee
+from arena.match import clients
+from arena.match.clients import HttpClient, Pools
+from arena.match.referee import BotFault, MatchRecord, Referee
 
 PASS, SNAP = {"type": "pass"}, {"type": "snap"}
 

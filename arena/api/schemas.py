@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from arena.formats import DEALS
+from arena.competition.formats import DEALS
 from arena.games import GAMES
 from arena.models import MATCH_STATUSES
 from arena.services import (

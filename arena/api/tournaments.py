@@ -10,7 +10,7 @@ from flask.views import MethodView
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
-from arena import services, standings, tasks
+from arena import services
 from arena.api.common import (
     BEARER,
     PAGINATION_HEADERS_DOC,
@@ -28,7 +28,9 @@ from arena.api.schemas import (
     TournamentListArgsSchema,
     TournamentSchema,
 )
+from arena.competition import standings
 from arena.models import Tournament
+from arena.worker import tasks
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +103,7 @@ class Tournaments(MethodView):
     def post(self, data: dict[str, Any]) -> dict[str, Any]:
         """Create a tournament (the organiser token when one is configured)
 
-        Formats (``arena.formats``): ``round_robin`` plays each combination of
+        Formats (``arena.competition.formats``): ``round_robin`` plays each combination of
         ``seats_per_match`` bots ``games_per_pairing`` times (a multiple of
         ``seats_per_match``: every bot plays every seat equally often); ``balanced``
         gives every bot ``matches_per_bot`` matches, each seat equally often and every

@@ -4,7 +4,8 @@ Pages only read.  Everything that changes data (registering a bot, starting or
 cancelling a tournament) goes through the JSON API from ``static/forms.js``, so the
 rules for what is accepted live in one place.  Aggregates come from the functions the
 API uses: leaderboards and progress from ``arena.services``, standings, crosstables and
-a gauntlet's stop rule from ``arena.standings`` (rows kept as each match finishes).  What
+a gauntlet's stop rule from ``arena.competition.standings`` (rows kept as each match
+finishes).  What
 only the pages show, a bot's rating history, results by opponent and faults by kind, is
 read here and drawn as inline SVG on the server (``arena.web.charts``: no script).
 
@@ -45,9 +46,11 @@ from sqlalchemy.orm import Session, aliased, selectinload
 from werkzeug.http import quote_etag
 
 import arena
-from arena import services, standings
+from arena import services
+from arena.competition import standings
 from arena.db import Database
 from arena.games import GAMES
+from arena.match.records import describe_fault, fault_reason, seat_fault_reason
 from arena.models import (
     MATCH_OPEN,
     MATCH_STATUSES,
@@ -61,7 +64,6 @@ from arena.models import (
     Tournament,
     TournamentEntry,
 )
-from arena.replay import describe_fault, fault_reason, seat_fault_reason
 from arena.web import charts
 from arena.web.viewer import drawing_path
 
@@ -232,7 +234,7 @@ def signed(value: float | None, digits: int = 2) -> str:
 
 @bp.app_template_filter("fault")
 def fault_text(fault: dict[str, Any] | None) -> str:
-    """A fault and its cause in one line (``arena.replay.describe_fault``)."""
+    """A fault and its cause in one line (``arena.match.records.describe_fault``)."""
     return describe_fault(fault or {})
 
 
@@ -547,7 +549,7 @@ def _fault_kinds(session: Session, bot_id: int) -> list[dict[str, Any]]:
 
 @bp.app_template_filter("seat_reason")
 def seat_reason(faults: dict[str, Any] | None) -> str:
-    """Why a seat was struck out or forfeited (``arena.replay.seat_fault_reason``)."""
+    """Why a seat was struck out or forfeited (``arena.match.records.seat_fault_reason``)."""
     return seat_fault_reason(faults) or ""
 
 

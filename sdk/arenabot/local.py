@@ -216,7 +216,7 @@ class LocalMatches:
         out: TextIO | None = None,
     ) -> LocalResult:
         from arena.games import make_policy
-        from arena.referee import PolicyClient, Referee, policy_rng
+        from arena.match.referee import PolicyClient, Referee, policy_rng
 
         n_players = len(self.entries)
         standings = [Standing(label) for label in self.labels]
@@ -310,7 +310,7 @@ def prepare(
         raise
     from arena.games import get_game, make_policy
     from arena.games.base import OptionsError
-    from arena.referee import policy_rng
+    from arena.match.referee import policy_rng
 
     if isinstance(matches, bool) or not isinstance(matches, int) or matches < 1:
         raise UsageError(f"the number of matches must be at least 1, not {matches!r}")
@@ -392,8 +392,8 @@ def _http_bot(
     declares (None: it declares none), and what to close after the matches.  With
     ``concurrent`` > 1 the client never has more requests in flight than the capacity
     (or the arena's own limit per endpoint, for a bot that declares none)."""
-    from arena.clients import EndpointPool, HttpClient
-    from arena.referee import BotFault
+    from arena.match.clients import EndpointPool, HttpClient
+    from arena.match.referee import BotFault
 
     try:
         client = HttpClient(url, secret)

@@ -11,15 +11,15 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from arena.clients import PROTOCOL_VERSION, HttpClient
 from arena.config import Config, ConfigError
 from arena.games import GAMES, POLICIES, get_game, make_policy
 from arena.games.base import OptionsError
-from arena.referee import BotFault, PolicyClient, Referee, policy_rng
-from arena.replay import describe_fault, fault_summary
+from arena.match.clients import PROTOCOL_VERSION, HttpClient
+from arena.match.records import describe_fault, fault_summary
+from arena.match.referee import BotFault, PolicyClient, Referee, policy_rng
 
 if TYPE_CHECKING:
-    from arena.remote import ArenaClient
+    from arena.cli.client import ArenaClient
 
 
 def parse_options(text: str | None) -> dict[str, Any]:
@@ -231,7 +231,7 @@ def _http_bot(url: str, secret: str | None, game_id: str) -> HttpClient:
 def cmd_replay(args: argparse.Namespace) -> int:
     """Each match re-simulated step by step: ``match N: ok``, or ``match N differs at step
     K: ...`` and exit status 1 (the check ran and failed; 2 is for a file it cannot read)."""
-    from arena.replay import first_difference
+    from arena.match.records import first_difference
 
     failures = 0
     for number, record in enumerate(load_records(args.file), start=1):
@@ -258,7 +258,7 @@ class UsageError(Exception):
 def load_records(path: str) -> list[dict[str, Any]]:
     """The match records of a replay file: ``arena play --replay``'s ``{"matches": [...]}``
     or one record (``GET /api/matches/<id>/replay``)."""
-    from arena.replay import upgrade
+    from arena.match.records import upgrade
 
     try:
         with open(path, encoding="utf-8") as f:
@@ -367,8 +367,8 @@ def check_port(flag: str, port: int, lowest: int = 1) -> None:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from arena.app import create_app
+    from arena.cli.processes import make_web_server
     from arena.config import from_env
-    from arena.processes import make_web_server
 
     check_port("--port", args.port, lowest=0)
     config = from_env()
@@ -394,7 +394,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_worker(args: argparse.Namespace) -> int:
     from arena.config import from_env
-    from arena.tasks import configure
+    from arena.worker.tasks import configure
 
     at_least("--concurrency", args.concurrency, 1)
     config = from_env()
@@ -415,7 +415,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 def cmd_beat(args: argparse.Namespace) -> int:
     from arena.config import from_env
-    from arena.tasks import configure
+    from arena.worker.tasks import configure
 
     config = from_env()
     app = configure(config)
@@ -435,7 +435,7 @@ def cmd_db(args: argparse.Namespace) -> int:
 def cmd_ratings_rebuild(args: argparse.Namespace) -> int:
     from arena.config import embedded_database, from_env
     from arena.db import Database
-    from arena.tasks import rebuild_ratings
+    from arena.worker.tasks import rebuild_ratings
 
     games = [get_game(args.game).id] if args.game else sorted(GAMES)
     path = embedded_database(os.environ)
@@ -465,7 +465,7 @@ def cmd_ratings_rebuild(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from arena.demo import DemoError, run_demo
+    from arena.cli.demo import DemoError, run_demo
 
     try:
         return run_demo(args)
@@ -475,12 +475,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 # -- against a running server -----------------------------------------------------------
 # ``arena bots``, ``tournaments``, ``ratings show`` and ``matches`` call the JSON API of the
-# arena at --server ($ARENA_SERVER) with arena.remote.  A refusal (4xx), a server that is
+# arena at --server ($ARENA_SERVER) with arena.cli.client.  A refusal (4xx), a server that is
 # down, slow or not an arena: one line and exit status 2; a server that failed (5xx): 1.
 
 
 def _client(args: argparse.Namespace) -> ArenaClient:
-    from arena.remote import DEFAULT_SERVER, SERVER_ENV, ArenaClient
+    from arena.cli.client import DEFAULT_SERVER, SERVER_ENV, ArenaClient
 
     if args.timeout <= 0:
         raise UsageError(f"--timeout must be more than 0 seconds, not {args.timeout:g}")
@@ -584,7 +584,7 @@ def cmd_bots_register(args: argparse.Namespace) -> int:
 def _reader_token() -> tuple[str, str | None]:
     """The token a read of bots sends: the organiser's (every endpoint) when set, else a
     bot's owner token (its own endpoint); the server shows endpoints to nobody else."""
-    from arena.remote import ORGANISER_TOKEN_ENV, OWNER_TOKEN_ENV
+    from arena.cli.client import ORGANISER_TOKEN_ENV, OWNER_TOKEN_ENV
 
     organiser = _token(ORGANISER_TOKEN_ENV)
     return organiser if organiser[1] else _token(OWNER_TOKEN_ENV)
@@ -660,7 +660,7 @@ def cmd_bots_show(args: argparse.Namespace) -> int:
 
 
 def cmd_bots_rotate(args: argparse.Namespace) -> int:
-    from arena.remote import OWNER_TOKEN_ENV
+    from arena.cli.client import OWNER_TOKEN_ENV
 
     body: dict[str, Any] = {}
     if args.only:
@@ -681,7 +681,7 @@ def cmd_bots_rotate(args: argparse.Namespace) -> int:
 
 
 def cmd_tournaments_start(args: argparse.Namespace) -> int:
-    from arena.remote import ORGANISER_TOKEN_ENV
+    from arena.cli.client import ORGANISER_TOKEN_ENV
 
     at_least("--seats", args.seats, 2)
     at_least("--games-per-pairing", args.games_per_pairing, 1)
@@ -735,7 +735,7 @@ def cmd_tournaments_show(args: argparse.Namespace) -> int:
 
 
 def cmd_tournaments_cancel(args: argparse.Namespace) -> int:
-    from arena.remote import ORGANISER_TOKEN_ENV
+    from arena.cli.client import ORGANISER_TOKEN_ENV
 
     with _client(args) as client:
         tournament = client.post(
@@ -848,7 +848,7 @@ def cmd_matches_list(args: argparse.Namespace) -> int:
 
 
 def cmd_matches_show(args: argparse.Namespace) -> int:
-    from arena.replay import seat_fault_reason
+    from arena.match.records import seat_fault_reason
 
     with _client(args) as client:
         match = client.get_object(f"/api/matches/{args.id}")
@@ -1014,7 +1014,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _remote_options(json_flag: bool = True) -> argparse.ArgumentParser:
-    from arena.remote import DEFAULT_SERVER, READ_TIMEOUT, SERVER_ENV
+    from arena.cli.client import DEFAULT_SERVER, READ_TIMEOUT, SERVER_ENV
 
     options = argparse.ArgumentParser(add_help=False)
     options.add_argument(
@@ -1034,7 +1034,7 @@ def _remote_options(json_flag: bool = True) -> argparse.ArgumentParser:
 
 def _add_remote_commands(sub: Any) -> None:
     """``arena bots``, ``tournaments`` and ``matches``: the JSON API of a running arena."""
-    from arena.remote import ORGANISER_TOKEN_ENV, OWNER_TOKEN_ENV
+    from arena.cli.client import ORGANISER_TOKEN_ENV, OWNER_TOKEN_ENV
 
     remote = _remote_options()
 
@@ -1144,7 +1144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Exit status: 0 done; 1 a check failed (arena replay, ratings rebuild) or the server
     failed (a 5xx); 2 a mistake: an argument, a file, a refused call, a server not
     reached.  Either way one line on stderr, never a traceback."""
-    from arena.remote import RemoteError
+    from arena.cli.client import RemoteError
 
     args = build_parser().parse_args(argv)
     try:

@@ -17,7 +17,7 @@ orjson: encoding a view took the standard library 36-81 us, about a tenth of tha
 orjson.
 
 Every request is an ``HttpExchange``: a non-blocking state machine (wait for a slot,
-connect, TLS handshake, send, read) that ``arena.referee.settle`` drives, alone or with
+connect, TLS handshake, send, read) that ``arena.match.referee.settle`` drives, alone or with
 the other requests of a reaction window, in one thread.  Each exchange's deadline starts
 when its slot is taken and its request leaves, each is read as its bytes arrive, and
 each, at its deadline, reads what is already there before it is called a timeout: one
@@ -53,7 +53,7 @@ from urllib.parse import urlsplit
 import orjson
 
 from arena import __version__
-from arena.referee import BotFault, Waker, excerpt, settle
+from arena.match.referee import BotFault, Waker, excerpt, settle
 
 PROTOCOL_VERSION = "1"
 SIGNATURE_HEADER = "X-Arena-Signature"
@@ -611,7 +611,7 @@ _WOULD_BLOCK = (BlockingIOError, ssl.SSLWantReadError, ssl.SSLWantWriteError)
 
 class HttpExchange:
     """One request to a bot and its answer, driven without blocking by
-    ``arena.referee.settle`` (the ``Exchange`` protocol documented there).
+    ``arena.match.referee.settle`` (the ``Exchange`` protocol documented there).
 
     It waits for a connection slot of its endpoint's pool; once it has one, its deadline
     starts (``started``), it takes a kept-alive connection or connects (non-blocking, TLS

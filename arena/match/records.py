@@ -8,7 +8,7 @@ JSON takes 5-6 KB on disk, and the API serves the stored bytes as they are, with
 
 Format 1 (the first release) stored each step as ``{"answers": {seat: action},
 "decisions": [...]}`` with every action twice and ``"default": false, "fault": null`` on
-every decision; ``upgrade`` turns it into format 2 (see ``arena.referee``).
+every decision; ``upgrade`` turns it into format 2 (see ``arena.match.referee``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import orjson
 
 from arena.games import get_game
 from arena.games.base import Action, Game, IllegalAction, State
-from arena.referee import RECORD_FORMAT
+from arena.match.referee import RECORD_FORMAT
 
 COMPRESSION_LEVEL = 6  # level 9 saves about 1% more for twice the time
 
@@ -241,7 +241,7 @@ def fault_reason(fault: dict[str, Any]) -> str:
     if kind == "connection_error":
         return f"connection error: {detail}" if detail else "connection error"
     if kind == "refused_address":
-        # the policy's own words say what is refused, never why (arena.netpolicy)
+        # the policy's own words say what is refused, never why (arena.match.netpolicy)
         return detail or "the endpoint's address is not allowed by the arena's network policy"
     if kind in ("http_status", "redirect"):
         return _status_reason(kind, fault.get("status"), detail)

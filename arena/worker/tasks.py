@@ -6,13 +6,13 @@ playing under a live lease, is a no-op; when two workers do play the same match 
 that lapsed while its worker was alive), the result is written under a lock by the
 first to finish only.  That makes ``acks_late`` with ``task_reject_on_worker_lost`` safe:
 a worker dying mid-match means the match is played again from its seed, never recorded
-twice, and the warden (``arena.warden``) of another worker takes it over within a lease
+twice, and the warden (``arena.worker.warden``) of another worker takes it over within a lease
 and a round, whatever the broker.
 
 A match is I/O-bound: it waits on its bots almost all the time.  So a worker process
 plays many at once (``ARENA_WORKER_CONCURRENCY``, 100 by default) on Celery's ``threads``
 pool, one thread per match, the matches sharing one keep-alive connection pool per bot
-endpoint (``arena.clients.Pools``).  Threads were chosen by measurement over gevent and
+endpoint (``arena.match.clients.Pools``).  Threads were chosen by measurement over gevent and
 over an asyncio referee: see ``docs/workers.md``.  Matches and the other tasks (the
 ladder, refits, housekeeping) have queues of their own, so the latter never wait behind
 a tournament's backlog.
@@ -38,11 +38,11 @@ from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
-from arena import broker, lifecycle, live
-from arena.clients import HttpClient, Pools
+from arena.competition.ratings import fit_ratings, replay_elo
 from arena.config import Config, from_env
 from arena.db import Database
-from arena.lifecycle import ELO, MAX_FAILURES
+from arena.match.clients import HttpClient, Pools
+from arena.match.referee import MatchAbandoned, MatchRecord, MatchTimeLimit, Referee
 from arena.models import (
     MATCH_OPEN,
     Bot,
@@ -54,9 +54,9 @@ from arena.models import (
     RatingFit,
     utcnow,
 )
-from arena.ratings import fit_ratings, replay_elo
-from arena.referee import MatchAbandoned, MatchRecord, MatchTimeLimit, Referee
-from arena.warden import Warden, new_owner
+from arena.worker import broker, lifecycle, live
+from arena.worker.lifecycle import ELO, MAX_FAILURES
+from arena.worker.warden import Warden, new_owner
 
 log = logging.getLogger(__name__)
 
@@ -99,11 +99,11 @@ def celery_settings(config: Config) -> dict[str, Any]:
         },
     }
     if config.embedded_broker:
-        # kombu's own file-system transport loses messages to a race (see arena.broker)
+        # kombu's own file-system transport loses messages to a race (see arena.worker.broker)
         settings["broker_transport"] = broker.TRANSPORT
         settings["broker_transport_options"] = config.broker_folders()
     else:
-        # from the URL's scheme; for Redis, kombu's transport with a repair (arena.broker)
+        # from the URL's scheme; for Redis, kombu's transport with a repair (arena.worker.broker)
         scheme = config.broker_url.partition("://")[0]
         settings["broker_transport"] = broker.REDIS_TRANSPORT if scheme == "redis" else None
         # Redis hands an unacknowledged message out again after this long: never while
@@ -179,7 +179,7 @@ def _warden() -> Warden:
 
 
 def start_warden(capacity: int) -> Warden:
-    """Keep the leases of this process's matches and recover others' (``arena.warden``)."""
+    """Keep the leases of this process's matches and recover others' (``arena.worker.warden``)."""
     config = _config()
     database = _db()
     with _state_lock:
@@ -288,7 +288,7 @@ class MatchNotPlayed(RuntimeError):
 def claim(
     session: Session, match: Match, owner: str, until: dt.datetime, now: dt.datetime
 ) -> str | None:
-    """``arena.lifecycle.claim``, the rotations it queues again sent to the broker."""
+    """``arena.worker.lifecycle.claim``, the rotations it queues again sent to the broker."""
     return lifecycle.claim(
         session, match, owner, until, now, enqueue=lambda ids: enqueue_matches(_config(), ids)
     )
@@ -411,7 +411,7 @@ def save_result(
     pause_after: int = 3,
     claimed: tuple[str, int] | None = None,
 ) -> bool:
-    """Write the result, the replay and (once settled: ``arena.lifecycle``) the rating
+    """Write the result, the replay and (once settled: ``arena.worker.lifecycle``) the rating
     changes and standings in one transaction, with each seat's faults; a bot that
     forfeited ``pause_after`` matches in a row is paused.  ``claimed``: the (owner,
     attempt) of the worker that played it, which must still be the match's (None: an
@@ -489,7 +489,7 @@ def rebuild_ratings(database: Database, game: str, write: bool = False) -> dict[
 
 
 def _store_fit(session: Session, game: str, rating_seq: int | None, fitted: dict[int, Any]) -> None:
-    """Replace the game's fitted ratings with ``fitted`` (``arena.ratings.FittedRating``
+    """Replace the game's fitted ratings with ``fitted`` (``arena.competition.ratings.FittedRating``
     by bot id), and record ``rating_seq``, the newest rated result the fit includes."""
     now = utcnow()
     session.execute(delete(FittedRating).where(FittedRating.game == game))
