@@ -26,8 +26,9 @@ from arena.competition import formats
 from arena.config import Config
 from arena.games import GAMES, get_game
 from arena.games.base import Game, OptionsError
-from arena.match.clients import MAX_CAPACITY, PROTOCOL_VERSION, HttpClient
-from arena.match.referee import BotFault, excerpt
+from arena.match.faults import BotFault, excerpt
+from arena.match.http_client import PROTOCOL_VERSION, HttpClient
+from arena.match.pools import MAX_CAPACITY
 from arena.models import (
     MATCH_OPEN,
     MATCH_STATUSES,

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sdk_roundtrip import act_body, round_trips
 
 from arena.games import GAMES
-from arena.match.clients import HttpClient
+from arena.match.http_client import HttpClient
 from arena.match.referee import Referee
 
 ROOT = Path(__file__).resolve().parent.parent

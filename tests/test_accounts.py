@@ -17,7 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from arena.db import alembic_config
-from arena.match.clients import Pools
+from arena.match.pools import Pools
 from arena.models import Bot, Match, MatchSeat
 from arena.services import hash_token
 from arena.worker import tasks

@@ -11,7 +11,7 @@ import pytest
 from arenabot import make_server
 from sqlalchemy import select
 
-from arena.match.clients import Pools
+from arena.match.pools import Pools
 from arena.models import Bot, Ladder, Match, MatchSeat, RatingChange
 from arena.worker import tasks
 from sample_bots.policy_bot import PolicyBot

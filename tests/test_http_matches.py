@@ -8,7 +8,7 @@ import pytest
 from arenabot import make_server
 
 from arena.games import GAMES
-from arena.match.clients import HttpClient
+from arena.match.http_client import HttpClient
 from arena.match.records import check
 from arena.match.referee import Referee
 from sample_bots.policy_bot import PolicyBot

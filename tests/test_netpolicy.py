@@ -7,9 +7,9 @@ import socket
 
 import pytest
 
-from arena.match.clients import EndpointPool
+from arena.match.faults import BotFault
 from arena.match.netpolicy import REFUSED, AddressPolicy, AddressRefused, embedded_ipv4
-from arena.match.referee import BotFault
+from arena.match.pools import EndpointPool
 
 PRODUCTION = AddressPolicy.for_profile("production")
 LOCAL = AddressPolicy.for_profile("local")

@@ -27,8 +27,9 @@ from markupsafe import escape
 from sqlalchemy import event, select
 
 from arena.games import make_policy
-from arena.match.clients import HttpClient
-from arena.match.referee import Client, PolicyClient, Referee, policy_rng
+from arena.match.exchanges import Client
+from arena.match.http_client import HttpClient
+from arena.match.referee import PolicyClient, Referee, policy_rng
 from arena.models import FittedRating, Match, MatchSeat, Rating, RatingChange
 from arena.web import charts
 from arena.worker import tasks

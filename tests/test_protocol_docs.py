@@ -12,7 +12,7 @@ from typing import Any
 
 from arenabot import make_server, sign, verify
 
-from arena.match.clients import HttpClient
+from arena.match.http_client import HttpClient
 from arena.match.referee import Referee
 from sample_bots.policy_bot import PolicyBot
 

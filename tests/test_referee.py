@@ -10,17 +10,11 @@ from contextlib import ExitStack
 import pytest
 
 from arena.games import GAMES, make_policy
-from arena.match.clients import HttpClient
+from arena.match.faults import BotFault
+from arena.match.http_client import HttpClient
 from arena.match.netpolicy import AddressPolicy
 from arena.match.records import check
-from arena.match.referee import (
-    BotFault,
-    MatchAbandoned,
-    MatchTimeLimit,
-    PolicyClient,
-    Referee,
-    policy_rng,
-)
+from arena.match.referee import MatchAbandoned, MatchTimeLimit, PolicyClient, Referee, policy_rng
 from tests.badbots import absent_bot_url, closing_bot, http_bot
 
 MAX_STRIKES = 3

@@ -1,4 +1,4 @@
-"""Why a bot was struck: ``arena.match.records.fault_reason`` and ``describe_fault`` in words, for
+"""Why a bot was struck: ``arena.match.faults.fault_reason`` and ``describe_fault`` in words, for
 every fault kind the referee and the HTTP client produce, from the causes the referee
 really records against misbehaving bots on loopback (``tests.badbots`` and a few raw
 sockets of this module's own)."""
@@ -18,11 +18,13 @@ import pytest
 from arenabot import make_server
 
 from arena.games import make_policy
-from arena.match import clients
-from arena.match.clients import MAX_ANSWER_BYTES, MAX_HEAD_BYTES, HttpClient
+from arena.match import http_client
+from arena.match.answers import MAX_ANSWER_BYTES, MAX_HEAD_BYTES
+from arena.match.exchanges import Client
+from arena.match.faults import describe_fault, fault_reason, fault_summary, seat_fault_reason
+from arena.match.http_client import HttpClient
 from arena.match.netpolicy import AddressPolicy
-from arena.match.records import describe_fault, fault_reason, fault_summary, seat_fault_reason
-from arena.match.referee import Client, PolicyClient, Referee, policy_rng
+from arena.match.referee import PolicyClient, Referee, policy_rng
 from sample_bots.policy_bot import PolicyBot
 from tests.badbots import _Handler, absent_bot_url, closing_bot, http_bot, serving
 
@@ -250,7 +252,10 @@ def test_every_fault_says_why_in_words(
 
 def test_a_connection_error_says_what_failed() -> None:
     # what the client makes of an OSError that is neither a refusal nor a reset
-    fault = {"kind": "connection_error", **clients._fault(OSError(113, "No route to host")).cause()}
+    fault = {
+        "kind": "connection_error",
+        **http_client._fault(OSError(113, "No route to host")).cause(),
+    }
     assert describe_fault(fault) == "connection error: OSError: [Errno 113] No route to host"
     unresolved = {"kind": "connection_error", "detail": "cannot resolve bot.invalid: no"}
     assert fault_reason(unresolved) == "connection error: cannot resolve bot.invalid: no"

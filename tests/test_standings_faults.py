@@ -19,7 +19,8 @@ from arena.cli import _print_tournament
 from arena.competition.standings import record_result
 from arena.db import Database, alembic_config
 from arena.games import make_policy
-from arena.match.referee import Client, PolicyClient, Referee, policy_rng
+from arena.match.exchanges import Client
+from arena.match.referee import PolicyClient, Referee, policy_rng
 from arena.models import Bot, Match, TournamentEntry
 from arena.worker import tasks
 from tests.test_fault_ranks import MAX_STRIKES, AnswersOnce, Down

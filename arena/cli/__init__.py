@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 from arena.config import Config, ConfigError
 from arena.games import GAMES, POLICIES, get_game, make_policy
 from arena.games.base import OptionsError
-from arena.match.clients import PROTOCOL_VERSION, HttpClient
-from arena.match.records import describe_fault, fault_summary
-from arena.match.referee import BotFault, PolicyClient, Referee, policy_rng
+from arena.match.faults import BotFault, describe_fault, fault_summary
+from arena.match.http_client import PROTOCOL_VERSION, HttpClient
+from arena.match.referee import PolicyClient, Referee, policy_rng
 
 if TYPE_CHECKING:
     from arena.cli.client import ArenaClient
@@ -848,7 +848,7 @@ def cmd_matches_list(args: argparse.Namespace) -> int:
 
 
 def cmd_matches_show(args: argparse.Namespace) -> int:
-    from arena.match.records import seat_fault_reason
+    from arena.match.faults import seat_fault_reason
 
     with _client(args) as client:
         match = client.get_object(f"/api/matches/{args.id}")

@@ -30,7 +30,8 @@ from typing import Any
 import orjson
 
 from arena.games import get_game
-from arena.match.records import answers, describe_fault, seat_events
+from arena.match.faults import describe_fault
+from arena.match.records import answers, seat_events
 from arena.models import MATCH_OPEN
 
 Perspective = int | str

@@ -50,7 +50,7 @@ from arena import services
 from arena.competition import standings
 from arena.db import Database
 from arena.games import GAMES
-from arena.match.records import describe_fault, fault_reason, seat_fault_reason
+from arena.match.faults import describe_fault, fault_reason, seat_fault_reason
 from arena.models import (
     MATCH_OPEN,
     MATCH_STATUSES,
@@ -234,7 +234,7 @@ def signed(value: float | None, digits: int = 2) -> str:
 
 @bp.app_template_filter("fault")
 def fault_text(fault: dict[str, Any] | None) -> str:
-    """A fault and its cause in one line (``arena.match.records.describe_fault``)."""
+    """A fault and its cause in one line (``arena.match.faults.describe_fault``)."""
     return describe_fault(fault or {})
 
 
@@ -549,7 +549,7 @@ def _fault_kinds(session: Session, bot_id: int) -> list[dict[str, Any]]:
 
 @bp.app_template_filter("seat_reason")
 def seat_reason(faults: dict[str, Any] | None) -> str:
-    """Why a seat was struck out or forfeited (``arena.match.records.seat_fault_reason``)."""
+    """Why a seat was struck out or forfeited (``arena.match.faults.seat_fault_reason``)."""
     return seat_fault_reason(faults) or ""
 
 

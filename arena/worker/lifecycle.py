@@ -52,7 +52,7 @@ from sqlalchemy.orm import Session, selectinload
 from arena.competition.formats import MAX_SEED
 from arena.competition.ratings import EloConfig, apply_match
 from arena.competition.standings import record_result, skip_unplayed
-from arena.match.records import describe_fault, fault_summary
+from arena.match.faults import describe_fault, fault_summary
 from arena.match.referee import MatchRecord
 from arena.models import (
     MATCH_ENDED,

@@ -12,7 +12,7 @@ and a round, whatever the broker.
 A match is I/O-bound: it waits on its bots almost all the time.  So a worker process
 plays many at once (``ARENA_WORKER_CONCURRENCY``, 100 by default) on Celery's ``threads``
 pool, one thread per match, the matches sharing one keep-alive connection pool per bot
-endpoint (``arena.match.clients.Pools``).  Threads were chosen by measurement over gevent and
+endpoint (``arena.match.pools.Pools``).  Threads were chosen by measurement over gevent and
 over an asyncio referee: see ``docs/workers.md``.  Matches and the other tasks (the
 ladder, refits, housekeeping) have queues of their own, so the latter never wait behind
 a tournament's backlog.
@@ -41,7 +41,8 @@ from sqlalchemy.orm import Session, selectinload
 from arena.competition.ratings import fit_ratings, replay_elo
 from arena.config import Config, from_env
 from arena.db import Database
-from arena.match.clients import HttpClient, Pools
+from arena.match.http_client import HttpClient
+from arena.match.pools import Pools
 from arena.match.referee import MatchAbandoned, MatchRecord, MatchTimeLimit, Referee
 from arena.models import (
     MATCH_OPEN,

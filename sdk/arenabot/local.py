@@ -392,8 +392,9 @@ def _http_bot(
     declares (None: it declares none), and what to close after the matches.  With
     ``concurrent`` > 1 the client never has more requests in flight than the capacity
     (or the arena's own limit per endpoint, for a bot that declares none)."""
-    from arena.match.clients import EndpointPool, HttpClient
-    from arena.match.referee import BotFault
+    from arena.match.faults import BotFault
+    from arena.match.http_client import HttpClient
+    from arena.match.pools import EndpointPool
 
     try:
         client = HttpClient(url, secret)
