@@ -389,7 +389,7 @@ class RatingFit(Base):
     """Per game, the stored fit of the maximum-likelihood ratings and the refit running:
     a refit claims the row (``running_since``), and fits only when the game has rated
     results newer than ``rating_seq``, the newest one the stored fit includes
-    (``arena.worker.tasks.refit_game``)."""
+    (``arena.worker.refits.refit_game``)."""
 
     __tablename__ = "rating_fits"
 

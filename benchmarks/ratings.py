@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from arena.competition.ratings import fit_ratings
 from arena.db import Database
 from arena.models import Bot, Match, MatchSeat, RatingFit, bot_name_key
-from arena.worker.tasks import rated_history, rebuild_ratings, refit_game
+from arena.worker.refits import rated_history, rebuild_ratings, refit_game
 from tests.test_ratings import choix_fit, simulate
 
 GAME = "cactus"

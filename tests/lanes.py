@@ -28,7 +28,7 @@ import pytest
 from arena.cli.processes import stop_processes, worker_command
 from arena.config import Config, from_env
 from arena.db import Database
-from arena.worker.tasks import configure
+from arena.worker.celery_app import configure
 
 PG = ("127.0.0.1", 5432)
 RABBITMQ = ("127.0.0.1", 5672)

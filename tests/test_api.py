@@ -765,12 +765,12 @@ def test_standings_crosstable_progress_and_cancel(app, client, info_bot):
 
 
 def test_a_failed_enqueue_keeps_the_committed_tournament(app, client, info_bot, monkeypatch):
-    from arena.worker import tasks
+    from arena.worker import queue
 
     def broken(config, match_ids):
         raise ConnectionError("broker down")
 
-    monkeypatch.setattr(tasks, "enqueue_matches", broken)
+    monkeypatch.setattr(queue, "enqueue_matches", broken)
     ids = register_many(client, info_bot(), 2)
     response = client.post("/api/tournaments", json=tournament_body(ids))
     assert response.status_code == 201

@@ -18,7 +18,7 @@ from kombu import Connection
 
 from arena.config import from_env
 from arena.worker import broker
-from arena.worker.tasks import celery_settings
+from arena.worker.celery_app import celery_settings
 from tests.lanes import _redis_server
 
 MESSAGES = 300

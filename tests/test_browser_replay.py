@@ -30,7 +30,7 @@ from arena.games import get_game, make_policy
 from arena.match.records import answers
 from arena.match.referee import PolicyClient, Referee, policy_rng
 from arena.models import Match, MatchSeat, Replay, Tournament
-from arena.worker import tasks
+from arena.worker import play as play_module
 from arena.worker.live import LiveWriter
 from tests.test_browser import TIMEOUT_MS, _require_chromium, buffered
 from tests.test_browser import browser as browser  # the same Chromium, on this site
@@ -344,7 +344,7 @@ def test_a_live_match_is_followed_with_public_information_only(
         player.join(60)
         writer.close()
     # the match ends: recorded as a worker records it, the page opens every perspective
-    tasks.save_result(database, match_id, result["record"], config.pause_after_forfeits)
+    play_module.save_result(database, match_id, result["record"], config.pause_after_forfeits)
     page.wait_for_function("() => !document.querySelector('[data-perspective=\"all\"]').disabled")
     page.click("[data-perspective='0']")
     page.wait_for_function("() => document.getElementById('replay').dataset.showing === '0'")

@@ -25,7 +25,8 @@ from arena.app import create_app
 from arena.match.records import check
 from arena.models import Match, MatchSeat, RatingChange, Replay
 from arena.worker.lifecycle import attempt_id
-from arena.worker.tasks import enqueue_matches, rebuild_ratings
+from arena.worker.queue import enqueue_matches
+from arena.worker.refits import rebuild_ratings
 from sample_bots.policy_bot import PolicyBot
 from tests.lanes import Lane, lane, wait_for
 

@@ -22,7 +22,7 @@ from arena.games import make_policy
 from arena.match.exchanges import Client
 from arena.match.referee import PolicyClient, Referee, policy_rng
 from arena.models import Bot, Match, TournamentEntry
-from arena.worker import tasks
+from arena.worker import play, refits
 from tests.test_fault_ranks import MAX_STRIKES, AnswersOnce, Down
 
 BEHAVIOUR = {"ada": "random", "bob": "random", "down": "forfeits", "once": "strikes out"}
@@ -84,8 +84,8 @@ def play_tournament(app: Flask) -> tuple[int, dict[int, str], dict[str, dict[str
             did[name]["faults"] += faults
             did[name]["struck_out"] += faults >= MAX_STRIKES
             did[name]["forfeits"] += bool(mine) and all("fault" in d for d in mine)
-        with mock.patch.object(tasks.refit_ratings, "delay"):
-            assert tasks.save_result(database, match_id, record)
+        with mock.patch.object(refits.refit_ratings, "delay"):
+            assert play.save_result(database, match_id, record)
     return tournament_id, names, did
 
 

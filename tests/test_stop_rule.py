@@ -2,7 +2,7 @@
 the order they happen to finish: a result that finishes early waits for those scheduled
 before it, and a match that ends without a result (failed, cancelled) is skipped.
 
-Results are stored the way a worker stores them (``tasks.save_result``) on a real
+Results are stored the way a worker stores them (``play_module.save_result``) on a real
 database, in the order a worker with many matches in flight would finish them: the
 matches against bots that forfeit at once end in milliseconds, those against bots that
 think end seconds later."""
@@ -25,7 +25,8 @@ from arena.competition import formats, standings
 from arena.db import Database
 from arena.match.referee import MatchRecord
 from arena.models import Bot, Match, Tournament
-from arena.worker import lifecycle, tasks
+from arena.worker import lifecycle, refits
+from arena.worker import play as play_module
 
 # the audit's stop rule: is the challenger 20 Elo better than the field?
 SPRT = {"elo0": 0, "elo1": 20, "alpha": 0.05, "beta": 0.05}
@@ -127,8 +128,8 @@ def store(app: Flask, match_id: int, result: dict) -> bool:
         },
         strikes=[3 if s in result["forfeited"] else 0 for s in range(seats)],
     )
-    with mock.patch.object(tasks.refit_ratings, "delay"):
-        return tasks.save_result(database, match_id, record)
+    with mock.patch.object(refits.refit_ratings, "delay"):
+        return play_module.save_result(database, match_id, record)
 
 
 def play(

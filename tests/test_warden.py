@@ -15,7 +15,7 @@ from arena.db import Database
 from arena.models import Bot, Match, MatchSeat, Tournament, utcnow
 from arena.worker import lifecycle
 from arena.worker.lifecycle import LOST_LEASE_ALERT, MAX_FAILURES
-from arena.worker.tasks import claim
+from arena.worker.play import claim
 from arena.worker.warden import Warden
 
 LEASE = dt.timedelta(seconds=15)

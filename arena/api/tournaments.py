@@ -30,7 +30,7 @@ from arena.api.schemas import (
 )
 from arena.competition import standings
 from arena.models import Tournament
-from arena.worker import tasks
+from arena.worker import queue
 
 log = logging.getLogger(__name__)
 
@@ -127,7 +127,7 @@ class Tournaments(MethodView):
             body = _detail(session, tournament)
         # committed: now the workers may see the matches
         try:
-            tasks.enqueue_matches(config(), match_ids)
+            queue.enqueue_matches(config(), match_ids)
         except Exception:
             # the matches stay queued in the database, where the wardens send them again
             log.exception("tournament %s: enqueueing its matches failed", body["id"])

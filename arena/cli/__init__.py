@@ -394,12 +394,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_worker(args: argparse.Namespace) -> int:
     from arena.config import from_env
-    from arena.worker.tasks import configure
+    from arena.worker.celery_app import worker_app
 
     at_least("--concurrency", args.concurrency, 1)
     config = from_env()
     upgraded_database(config)
-    app = configure(config)
+    app = worker_app(config)  # every task registered
     # a worker keeps connections to many bots open at once: as many files as allowed
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < hard:
@@ -415,10 +415,10 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 def cmd_beat(args: argparse.Namespace) -> int:
     from arena.config import from_env
-    from arena.worker.tasks import configure
+    from arena.worker.celery_app import worker_app
 
     config = from_env()
-    app = configure(config)
+    app = worker_app(config)  # every task registered
     schedule = config.data_dir / "celerybeat-schedule"
     app.start(["beat", f"--loglevel={args.loglevel}", f"--schedule={schedule}"])
     return 0
@@ -435,7 +435,7 @@ def cmd_db(args: argparse.Namespace) -> int:
 def cmd_ratings_rebuild(args: argparse.Namespace) -> int:
     from arena.config import embedded_database, from_env
     from arena.db import Database
-    from arena.worker.tasks import rebuild_ratings
+    from arena.worker.refits import rebuild_ratings
 
     games = [get_game(args.game).id] if args.game else sorted(GAMES)
     path = embedded_database(os.environ)
