@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from arena.cli import main, parse_options
+from arena.cli import main
+from arena.cli.local import parse_options
 from arena.games import get_game
 from arena.games.base import IllegalAction
 from arena.match.records import answers

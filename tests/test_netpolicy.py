@@ -1,5 +1,5 @@
-"""The address policy: only global addresses, or the operator's networks (DESIGN.md,
-"Non-negotiable" 4).  Every refused address gets the same message."""
+"""The address policy: only global addresses, or the operator's networks (endpoints are
+untrusted).  Every refused address gets the same message."""
 
 from __future__ import annotations
 
