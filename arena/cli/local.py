@@ -9,19 +9,14 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from arena.cli.output import UsageError, at_least
 from arena.games import GAMES, POLICIES, get_game, make_policy
 from arena.games.base import OptionsError
 from arena.match.faults import BotFault, describe_fault, fault_summary
 from arena.match.http_client import PROTOCOL_VERSION, HttpClient
 from arena.match.referee import PolicyClient, Referee, policy_rng
-
-if TYPE_CHECKING:
-    pass
-
-
-from arena.cli.output import UsageError, at_least
 
 
 def parse_options(text: str | None) -> dict[str, Any]:
@@ -78,7 +73,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     at_least("--max-strikes", args.max_strikes, 1)
     at_least("--seed", args.seed, 0)
     if args.replay:
-        _check_writable(args.replay)
+        check_writable(args.replay)
     bots = [b.strip() for b in (args.bots or "").split(",") if b.strip()]
     urls = list(args.bot or [])
     if not bots and not urls:
@@ -186,7 +181,7 @@ def write_replay_file(path: str, records: list[dict[str, Any]]) -> None:
         raise UsageError(f"{path}: cannot be written ({exc.strerror})") from None
 
 
-def _check_writable(path: str) -> None:
+def check_writable(path: str) -> None:
     """Before the work that fills it: a file that could not be written at the end."""
     from pathlib import Path
 

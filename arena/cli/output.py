@@ -6,10 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    pass
+from typing import Any
 
 
 def at_least(flag: str, value: int | None, minimum: int) -> None:

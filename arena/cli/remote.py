@@ -12,13 +12,7 @@ import argparse
 import os
 from typing import TYPE_CHECKING, Any
 
-from arena.games import GAMES
-
-if TYPE_CHECKING:
-    from arena.cli.client import ArenaClient
-
-
-from arena.cli.local import _check_writable, parse_options, write_replay_file
+from arena.cli.local import check_writable, parse_options, write_replay_file
 from arena.cli.output import (
     UsageError,
     at_least,
@@ -29,6 +23,10 @@ from arena.cli.output import (
     printed_as_json,
     when,
 )
+from arena.games import GAMES
+
+if TYPE_CHECKING:
+    from arena.cli.client import ArenaClient
 
 
 def _client(args: argparse.Namespace) -> ArenaClient:
@@ -361,7 +359,7 @@ def cmd_matches_show(args: argparse.Namespace) -> int:
 
 def cmd_matches_replay(args: argparse.Namespace) -> int:
     out = args.output or f"match-{args.id}.json"
-    _check_writable(out)
+    check_writable(out)
     with _client(args) as client:
         record = client.get_object(f"/api/matches/{args.id}/replay")
     write_replay_file(out, [record])

@@ -9,16 +9,11 @@ import os
 import resource
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
-
-from arena.config import Config
-from arena.games import GAMES, get_game
-
-if TYPE_CHECKING:
-    pass
-
+from typing import Any
 
 from arena.cli.output import UsageError, at_least, check_port
+from arena.config import Config
+from arena.games import GAMES, get_game
 
 
 @contextmanager
