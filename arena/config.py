@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from arena.netpolicy import AddressPolicy
+from arena.match.netpolicy import AddressPolicy
 
 
 class ConfigError(RuntimeError):

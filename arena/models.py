@@ -24,9 +24,9 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship, validates
 
-from arena import replay
+from arena.match import records
 
-# a match's statuses (its transitions are arena.lifecycle's): still to be played, or ended
+# a match's statuses (its transitions are arena.worker.lifecycle's): still to be played, or ended
 MATCH_OPEN = ("queued", "running")
 MATCH_ENDED = ("finished", "failed", "cancelled")
 MATCH_STATUSES = MATCH_OPEN + MATCH_ENDED
@@ -137,7 +137,7 @@ class BotPin(Base):
     once (its ``capacity``): one at a time, so that the process's connection pool bounds
     them all.  Held like a match's lease (renewed by the holder's warden, lapsing when it
     dies) and let go when the holder plays no more matches of the bot
-    (``arena.lifecycle``)."""
+    (``arena.worker.lifecycle``)."""
 
     __tablename__ = "bot_pins"
 
@@ -154,14 +154,14 @@ class Tournament(Base):
     game: Mapped[str] = mapped_column(String(32))
     options: Mapped[dict[str, Any]] = mapped_column(default=dict)  # resolved, complete
     seats_per_match: Mapped[int] = mapped_column(Integer)
-    # a name of arena.formats.FORMATS, and independent | duplicate deals
+    # a name of arena.competition.formats.FORMATS, and independent | duplicate deals
     format: Mapped[str] = mapped_column(String(16), default="round_robin")
     deal: Mapped[str] = mapped_column(String(16), default="independent")
     games_per_pairing: Mapped[int | None] = mapped_column(Integer, default=None)  # round robin
     matches_per_bot: Mapped[int | None] = mapped_column(Integer, default=None)  # the others
     # the gauntlet's stop rule ({elo0, elo1, alpha, beta}); None: play every match
     sprt: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
-    # what the schedule achieved (arena.formats.Balance.to_json)
+    # what the schedule achieved (arena.competition.formats.Balance.to_json)
     balance: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     # who may see a match's hidden cards while it is played: "public" (nobody: only the
     # public table until it ends) or "everyone" (every perspective, live)
@@ -183,7 +183,7 @@ class TournamentEntry(Base):
     tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
     bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), primary_key=True)
     challenger: Mapped[bool] = mapped_column(Boolean, default=False)  # gauntlet
-    # standings, kept as each match finishes (arena.standings): finished matches, points
+    # standings, kept as each match finishes (arena.competition.standings): finished matches, points
     # (1 per opponent ranked below, 1/2 per opponent ranked equal), wins (first alone)
     matches: Mapped[int] = mapped_column(Integer, default=0)
     points: Mapped[float] = mapped_column(Float, default=0.0)
@@ -248,7 +248,7 @@ class Match(Base):
     # seed with the seats rotated (None: an independent deal)
     deal: Mapped[int | None] = mapped_column(Integer, default=None)
     status: Mapped[str] = mapped_column(String(16), default="queued", index=True)
-    # queued -> running -> finished | failed; cancelled from queued (arena.lifecycle)
+    # queued -> running -> finished | failed; cancelled from queued (arena.worker.lifecycle)
     # claims of the match: its attempt number (live steps and bots' match ids use it)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     # attempts that failed for a reason of the match itself (an error playing or
@@ -258,13 +258,13 @@ class Match(Base):
     # off): never the match's fault, so they never fail it; many raise an alert
     lost_leases: Mapped[int] = mapped_column(Integer, default=0)
     # whether ``seed`` has been dealt to bots by an attempt: the next attempt is then
-    # dealt anew (``arena.lifecycle.redeal``), since the bots may remember this deal
+    # dealt anew (``arena.worker.lifecycle.redeal``), since the bots may remember this deal
     dealt: Mapped[bool] = mapped_column(Boolean, default=False)
     # whether a finished match's result is in the ratings and standings: a rotation of a
     # duplicate deal waits for the others (its deal may still be dealt again)
     settled: Mapped[bool] = mapped_column(Boolean, default=False)
     # when a warden last sent its run_match message again (None: only when it was
-    # created); a queued match whose message was lost is sent again (arena.warden)
+    # created); a queued match whose message was lost is sent again (arena.worker.warden)
     enqueued_at: Mapped[dt.datetime | None] = mapped_column(default=None)
     # who is playing it (a worker process), and until when that worker's claim holds
     # unless renewed: a lapsed lease means the worker is gone and another takes over
@@ -294,7 +294,7 @@ class MatchSeat(Base):
     rank: Mapped[int | None] = mapped_column(Integer, default=None)
     score: Mapped[float | None] = mapped_column(Float, default=None)
     strikes: Mapped[int] = mapped_column(Integer, default=0)
-    # no usable answer in the whole match (arena.referee): ranked last
+    # no usable answer in the whole match (arena.match.referee): ranked last
     forfeited: Mapped[bool] = mapped_column(Boolean, default=False)
     # what went wrong, for the owner: {"count", "kinds": {kind: n}, "first": its cause}
     faults: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
@@ -304,7 +304,7 @@ class MatchSeat(Base):
 
 
 class Replay(Base):
-    """A finished match's record, stored compressed (``arena.replay.encode``)."""
+    """A finished match's record, stored compressed (``arena.match.records.encode``)."""
 
     __tablename__ = "replays"
 
@@ -313,11 +313,11 @@ class Replay(Base):
 
     @property
     def record(self) -> dict[str, Any]:
-        return replay.decode(self.data)
+        return records.decode(self.data)
 
     @record.setter
     def record(self, record: dict[str, Any]) -> None:
-        self.data = replay.encode(record)
+        self.data = records.encode(record)
 
 
 class LiveSteps(Base):
@@ -398,7 +398,7 @@ class RatingFit(Base):
     """Per game, the stored fit of the maximum-likelihood ratings and the refit running:
     a refit claims the row (``running_since``), and fits only when the game has rated
     results newer than ``rating_seq``, the newest one the stored fit includes
-    (``arena.tasks.refit_game``)."""
+    (``arena.worker.refits.refit_game``)."""
 
     __tablename__ = "rating_fits"
 

@@ -52,8 +52,8 @@ count = [0]
 lock = threading.Lock()
 
 def arena_player(k, stop, pools):
-    from arena.clients import HttpClient
-    from arena.referee import Referee
+    from arena.match.http_client import HttpClient
+    from arena.match.referee import Referee
     m = 0
     while time.monotonic() < stop:
         clients = [HttpClient(u, SECRET, f"b{i}", pool=pools.get(u)) for i, u in enumerate(urls)]
@@ -63,7 +63,7 @@ def arena_player(k, stop, pools):
             count[0] += sum(len(step) for step in record.steps)
 
 def run_threads(stop):
-    from arena.clients import Pools
+    from arena.match.pools import Pools
     pools = Pools()
     threads = [threading.Thread(target=arena_player, args=(k, stop, pools)) for k in range(matches)]
     for t in threads:
@@ -73,7 +73,7 @@ def run_threads(stop):
 
 def run_gevent(stop):
     import gevent
-    from arena.clients import Pools
+    from arena.match.pools import Pools
     pools = Pools()
     gevent.joinall([gevent.spawn(arena_player, k, stop, pools) for k in range(matches)])
 

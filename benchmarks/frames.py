@@ -1,11 +1,11 @@
-"""What drawing the table costs: a match's frames (``arena.frames``) against re-simulating
+"""What drawing the table costs: a match's frames (``arena.match.frames``) against re-simulating
 the same match from its record, measured in the same run.
 
     python benchmarks/frames.py [--repeat 3] [--seed 1]
 
 For one long match of each game (house bots, fixed seeds), timed ``--repeat`` times:
 
-- the baseline: re-simulating the record (``arena.replay.resimulate``: every answer
+- the baseline: re-simulating the record (``arena.match.records.resimulate``: every answer
   applied, nothing else), what checking a replay already costs;
 - the frames of a finished match for ``all``, ``public`` and one seat (the match page's
   first request for a perspective; the answer is then kept, compressed);
@@ -32,10 +32,10 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.frames import compact, live_frames, record_frames
 from arena.games import make_policy
-from arena.referee import PolicyClient, Referee, policy_rng
-from arena.replay import resimulate
+from arena.match.frames import compact, live_frames, record_frames
+from arena.match.records import resimulate
+from arena.match.referee import PolicyClient, Referee, policy_rng
 
 MATCHES = [("cactus", 4, "classic"), ("cactus-game", 4, None), ("president", 6, None)]
 

@@ -8,10 +8,11 @@ remove: balanced tournaments played in process by house policies.
 Ranking: ``--bots`` bots of graded strength, bot i playing the game's heuristic policy
 but a uniformly random legal action with probability i / (bots - 1) (bot 0 is the pure
 heuristic, the last bot pure random play), so the true order is known.  A balanced
-schedule (``arena.formats.balanced``) is played in process; after the first k matches per
-bot, for each checkpoint k, the ratings are fitted (``arena.ratings.fit_ratings``) and
-Kendall's tau between the fitted order and the true order is printed (1: exact), for
-independent and duplicate deals, min / median / max over ``--repeat`` tournament seeds.
+schedule (``arena.competition.formats.balanced``) is played in process; after the first k
+matches per bot, for each checkpoint k, the ratings are fitted
+(``arena.competition.ratings.fit_ratings``) and Kendall's tau between the fitted order
+and the true order is printed (1: exact), for independent and duplicate deals, min /
+median / max over ``--repeat`` tournament seeds.
 
 Variance: the heuristic against ``seats - 1`` players that play at random half the time
 (``--field-rate``; close enough in strength that the cards decide much).  Independent: its score
@@ -35,11 +36,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena import formats
+from arena.competition import formats
+from arena.competition.ratings import fit_ratings
 from arena.games import get_game, make_policy
 from arena.games.policy import Policy
-from arena.ratings import fit_ratings
-from arena.referee import PolicyClient, Referee
+from arena.match.referee import PolicyClient, Referee
 
 
 class Diluted(Policy):

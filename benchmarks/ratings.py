@@ -6,7 +6,7 @@ they replaced, measured in the same run.
 
 Fit: for each size, a synthetic history of ``--seats``-seat matches among ``--bots`` bots
 of known strengths (Plackett-Luce finishing orders, ``simulate`` of the tests) is fitted
-by ``arena.ratings.fit_ratings`` and by the choix fit it replaced (``choix_fit`` of the
+by ``arena.competition.ratings.fit_ratings`` and by the choix fit it replaced (``choix_fit`` of the
 tests: choix's Newton-CG over every comparison, the interval summed match by match).
 Printed: both times (min / median / max over ``--repeat`` runs), their ratio (baseline /
 new, medians) and the largest difference between the two fits on the Elo scale, for the
@@ -39,10 +39,10 @@ from sqlalchemy import insert, select, update
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from arena.competition.ratings import fit_ratings
 from arena.db import Database
 from arena.models import Bot, Match, MatchSeat, RatingFit, bot_name_key
-from arena.ratings import fit_ratings
-from arena.tasks import rated_history, rebuild_ratings, refit_game
+from arena.worker.refits import rated_history, rebuild_ratings, refit_game
 from tests.test_ratings import choix_fit, simulate
 
 GAME = "cactus"

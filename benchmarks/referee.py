@@ -30,9 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from sdk_roundtrip import act_body, round_trips
 
-from arena.clients import HttpClient
 from arena.games import GAMES
-from arena.referee import Referee
+from arena.match.http_client import HttpClient
+from arena.match.referee import Referee
 
 ROOT = Path(__file__).resolve().parent.parent
 # the server package and the SDK of this checkout, in every process a benchmark starts

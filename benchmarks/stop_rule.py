@@ -6,7 +6,7 @@
 Two gauntlets with the same schedule (``--challengers`` challengers against twelve field
 bots at two seats, ``--matches`` matches each): one with a stop rule that never decides
 (elo0 -10, elo1 10, a challenger that wins every other match: its ratio stays near 0),
-one without (the baseline).  Every result is stored through ``tasks.save_result`` as a
+one without (the baseline).  Every result is stored through ``play.save_result`` as a
 worker stores it, the two tournaments' results interleaved, in a finishing order that
 is not the schedule's: each block of 50 matches finishes last to first, so on a
 checkout that counts results in schedule order 49 of every 50 wait and are then let in
@@ -29,9 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sqlalchemy import func, select
 
-from arena import tasks
+from arena.match.referee import MatchRecord
 from arena.models import Match, TournamentEntry
-from arena.referee import MatchRecord
+from arena.worker import play, queue, refits
 from benchmarks.tournament_scale import add_bots, database_url, make_app
 
 NEVER_DECIDES = {"elo0": -10, "elo1": 10, "alpha": 0.001, "beta": 0.001}
@@ -89,7 +89,7 @@ def store(app: Any, match_id: int, ranks: list[int]) -> float:
         strikes=[0, 0],
     )
     start = time.perf_counter()
-    assert tasks.save_result(database, match_id, record)
+    assert play.save_result(database, match_id, record)
     return time.perf_counter() - start
 
 
@@ -105,8 +105,8 @@ def main() -> int:
     parser.add_argument("--matches", type=int, default=300)
     args = parser.parse_args()
     os.environ.setdefault("ARENA_PROFILE", "local")
-    tasks.enqueue_matches = lambda config, match_ids: None  # no worker here
-    tasks.refit_ratings.delay = lambda game: None
+    queue.enqueue_matches = lambda config, match_ids: None  # no worker here
+    refits.refit_ratings.delay = lambda game: None
     per_result: dict[str, list[float]] = {"stop rule": [], "baseline": []}
     n = args.challengers * args.matches
     print(f"== storing {n} gauntlet results ({args.database}) — ms per result: min median max")

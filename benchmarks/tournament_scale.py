@@ -13,7 +13,7 @@ the same rows written one ORM object at a time (how a tournament was written bef
 inserts); the ratio is creation / baseline.
 
 Pages: a round robin of 4,960 matches among 32 bots, every result stored through
-``tasks.save_result`` as a worker stores it; then ``GET /api/tournaments/<id>`` and the
+``play.save_result`` as a worker stores it; then ``GET /api/tournaments/<id>`` and the
 HTML page ``/tournaments/<id>``, each timed over 20 requests.  The baseline is
 ``GET /api/games`` (a request that reads no tournament) in the same run.
 
@@ -38,15 +38,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sqlalchemy import select
 
-from arena import tasks
 from arena.app import create_app
 from arena.config import from_env
 from arena.db import Database
+from arena.match.referee import MatchRecord
 from arena.models import Bot, Match, MatchSeat
-from arena.referee import MatchRecord
+from arena.worker import play, queue, refits
 
 try:
-    from arena import formats  # noqa: F401
+    from arena.competition import formats  # noqa: F401
 
     HAS_FORMATS = True
 except ImportError:  # a checkout from before the formats
@@ -184,15 +184,15 @@ def fill_results(app: Any, tournament_id: int) -> None:
             outcome={"ranks": ranks, "scores": [0] * seats, "rounds": []},
             strikes=[0] * seats,
         )
-        tasks.save_result(database, match_id, record)
+        play.save_result(database, match_id, record)
 
 
 def page_figures(kind: str, repeat: int) -> None:
     print(f"\n== reading a 4,960-match tournament ({kind}) — ms per request: min median max")
     with database_url(kind) as url, tempfile.TemporaryDirectory() as data_dir:
         app = make_app(url, data_dir)
-        tasks.enqueue_matches = lambda config, match_ids: None  # no worker here
-        tasks.refit_ratings.delay = lambda game: None
+        queue.enqueue_matches = lambda config, match_ids: None  # no worker here
+        refits.refit_ratings.delay = lambda game: None
         ids = add_bots(app, 32)
         client = app.test_client()
         body = {

@@ -25,10 +25,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena import clients
-from arena.clients import HttpClient
 from arena.games.base import Request
-from arena.referee import MatchRecord, Referee
+from arena.match import http_client
+from arena.match.http_client import HttpClient
+from arena.match.referee import MatchRecord, Referee
 
 
 @contextmanager
@@ -125,9 +125,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--windows", type=int, default=10)
     parser.add_argument("--deadline-ms", type=int, default=30)
-    parser.add_argument("--grace", type=float, default=clients.DEADLINE_GRACE)
+    parser.add_argument("--grace", type=float, default=http_client.DEADLINE_GRACE)
     args = parser.parse_args()
-    clients.DEADLINE_GRACE = args.grace
+    http_client.DEADLINE_GRACE = args.grace
     print(
         f"{'silent seat':<14}{'fast faults':>12}{'fast ms (median)':>18}"
         f"{'silent waited ms':>18}{'ratio':>8}"

@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from arena.games import make_policy
-from arena.referee import PolicyClient, Referee, policy_rng
+from arena.match.referee import PolicyClient, Referee, policy_rng
 from arena.web.replay_file import render
 
 SHOTS = [  # game, players, seed, seat shown, step (a fraction of the match)

@@ -27,10 +27,10 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from arena import tasks
 from arena.app import create_app
 from arena.config import Config
 from arena.db import Database
+from arena.worker import queue
 from tests.lanes import postgres_url
 
 ALL_GAMES = ["cactus", "cactus-game", "president"]
@@ -65,9 +65,9 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
 
 @pytest.fixture
 def enqueued(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The match ids passed to ``arena.tasks.enqueue_matches``, in order."""
+    """The match ids passed to ``arena.worker.queue.enqueue_matches``, in order."""
     ids: list[int] = []
-    monkeypatch.setattr(tasks, "enqueue_matches", lambda config, match_ids: ids.extend(match_ids))
+    monkeypatch.setattr(queue, "enqueue_matches", lambda config, match_ids: ids.extend(match_ids))
     return ids
 
 

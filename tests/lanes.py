@@ -25,10 +25,10 @@ from pathlib import Path
 
 import pytest
 
+from arena.cli.processes import stop_processes, worker_command
 from arena.config import Config, from_env
 from arena.db import Database
-from arena.processes import stop_processes, worker_command
-from arena.tasks import configure
+from arena.worker.celery_app import configure
 
 PG = ("127.0.0.1", 5432)
 RABBITMQ = ("127.0.0.1", 5672)

@@ -16,11 +16,11 @@ from flask import Flask
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from arena import tasks
-from arena.clients import Pools
 from arena.db import alembic_config
+from arena.match.pools import Pools
 from arena.models import Bot, Match, MatchSeat
 from arena.services import hash_token
+from arena.worker import play
 from sample_bots.policy_bot import PolicyBot
 from tests.test_api import auth, counts, error, register
 
@@ -156,7 +156,7 @@ def arena(make_app, monkeypatch) -> Iterator[dict[str, Any]]:
     at registration, ``own`` was started with its own secret before it was registered."""
     app = make_app()
     pools = Pools()
-    monkeypatch.setattr(tasks, "_pools", lambda: pools)
+    monkeypatch.setattr(play, "_pools", lambda: pools)
     client = app.test_client()
     with ExitStack() as stack:
         bots = {}
@@ -186,7 +186,7 @@ def strikes(arena: dict[str, Any], seed: int) -> dict[str, int]:
         session.add(match)
         session.flush()
         match_id = match.id
-    assert tasks.play_match(database, app.extensions["arena.config"], match_id) == "recorded"
+    assert play.play_match(database, app.extensions["arena.config"], match_id) == "recorded"
     with database.session() as session:
         seats = session.scalars(select(MatchSeat).where(MatchSeat.match_id == match_id))
         by_bot = {seat.bot_id: seat.strikes for seat in seats}

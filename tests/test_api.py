@@ -13,8 +13,12 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import func, select, update
 
-from arena import formats, services
+from arena import services
+from arena.competition import formats
+from arena.competition.standings import record_result
 from arena.games import GAMES, make_policy
+from arena.match.records import check
+from arena.match.referee import PolicyClient, Referee, policy_rng
 from arena.models import (
     Bot,
     FittedRating,
@@ -26,9 +30,6 @@ from arena.models import (
     Tournament,
     TournamentEntry,
 )
-from arena.referee import PolicyClient, Referee, policy_rng
-from arena.replay import check
-from arena.standings import record_result
 from tests.badbots import absent_bot_url
 
 TABLES = (Bot, Tournament, TournamentEntry, Match, MatchSeat, Replay, Rating, Ladder)
@@ -764,12 +765,12 @@ def test_standings_crosstable_progress_and_cancel(app, client, info_bot):
 
 
 def test_a_failed_enqueue_keeps_the_committed_tournament(app, client, info_bot, monkeypatch):
-    from arena import tasks
+    from arena.worker import queue
 
     def broken(config, match_ids):
         raise ConnectionError("broker down")
 
-    monkeypatch.setattr(tasks, "enqueue_matches", broken)
+    monkeypatch.setattr(queue, "enqueue_matches", broken)
     ids = register_many(client, info_bot(), 2)
     response = client.post("/api/tournaments", json=tournament_body(ids))
     assert response.status_code == 201

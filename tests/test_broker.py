@@ -16,9 +16,9 @@ import pytest
 from celery import Celery
 from kombu import Connection
 
-from arena import broker
 from arena.config import from_env
-from arena.tasks import celery_settings
+from arena.worker import broker
+from arena.worker.celery_app import celery_settings
 from tests.lanes import _redis_server
 
 MESSAGES = 300

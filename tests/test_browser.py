@@ -25,11 +25,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 from werkzeug.serving import make_server
 
-from arena import formats
+from arena.competition import formats
+from arena.competition.standings import sprt_summary
+from arena.match.records import seat_events
 from arena.models import Bot, Match, MatchSeat, Replay, Tournament
-from arena.replay import seat_events
 from arena.services import create_tournament, token_matches
-from arena.standings import sprt_summary
 from tests.badbots import serving
 from tests.test_web import (
     add_bot,
@@ -436,9 +436,7 @@ def test_a_laptop_bot_registers_to_connect_out_and_is_told_how_to_start(
         bot = session.scalar(select(Bot).where(Bot.name == "laptop-bot"))
         assert bot is not None and bot.endpoint is None and bot.games == ["cactus"]
     command = page.locator("#connect-command").inner_text()
-    assert command == (
-        f"python bot.py --connect {site['url']} --bot-id {bot.id} --secret {secret}"
-    )
+    assert command == (f"python bot.py --connect {site['url']} --bot-id {bot.id} --secret {secret}")
     shoot(page, "registered-connect")
 
 

@@ -17,8 +17,8 @@ import pytest
 from werkzeug.serving import make_server
 
 from arena.games import get_game
+from arena.match.records import answers
 from arena.models import Replay
-from arena.replay import answers
 from tests.test_browser import TIMEOUT_MS, _require_chromium, buffered
 from tests.test_browser import browser as browser  # the same Chromium, on this site
 from tests.test_web import add_bot, close_app, make_app, play_match

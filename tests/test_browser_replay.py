@@ -8,7 +8,7 @@ must hold no other card anywhere, in its DOM or in the data it loaded.  Then a m
 being played is followed live, and a replay file is opened as a page of its own.
 
 The expected cards are read here from the engine's state and views, never from
-``arena.frames`` (the code under test).
+``arena.match.frames`` (the code under test).
 """
 
 from __future__ import annotations
@@ -23,15 +23,15 @@ from typing import Any
 import pytest
 from werkzeug.serving import make_server
 
-from arena import tasks
 from arena.cli import main as arena_main
 from arena.config import Config
 from arena.db import Database
 from arena.games import get_game, make_policy
-from arena.live import LiveWriter
+from arena.match.records import answers
+from arena.match.referee import PolicyClient, Referee, policy_rng
 from arena.models import Match, MatchSeat, Replay, Tournament
-from arena.referee import PolicyClient, Referee, policy_rng
-from arena.replay import answers
+from arena.worker import play as play_module
+from arena.worker.live import LiveWriter
 from tests.test_browser import TIMEOUT_MS, _require_chromium, buffered
 from tests.test_browser import browser as browser  # the same Chromium, on this site
 from tests.test_web import add_bot, close_app, make_app, play_match
@@ -344,7 +344,7 @@ def test_a_live_match_is_followed_with_public_information_only(
         player.join(60)
         writer.close()
     # the match ends: recorded as a worker records it, the page opens every perspective
-    tasks.save_result(database, match_id, result["record"], config.pause_after_forfeits)
+    play_module.save_result(database, match_id, result["record"], config.pause_after_forfeits)
     page.wait_for_function("() => !document.querySelector('[data-perspective=\"all\"]').disabled")
     page.click("[data-perspective='0']")
     page.wait_for_function("() => document.getElementById('replay').dataset.showing === '0'")

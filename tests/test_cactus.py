@@ -12,7 +12,7 @@ from arena.games import cards, make_policy
 from arena.games.base import IllegalAction, OptionsError
 from arena.games.cactus import GAME
 from arena.games.cactus.engine import _pagat_penalties
-from arena.referee import PolicyClient, Referee, policy_rng
+from arena.match.referee import PolicyClient, Referee, policy_rng
 from tests import contract
 from tests.cactus_helpers import (
     act,

@@ -29,8 +29,8 @@ from arena.games.cactus_game.engine import (
     CactusGame,
     CactusGameState,
 )
-from arena.referee import PolicyClient, Referee, policy_rng
-from arena.replay import check as check_replay
+from arena.match.records import check as check_replay
+from arena.match.referee import PolicyClient, Referee, policy_rng
 from tests.contract import (
     card_names,
     check_bad_input,

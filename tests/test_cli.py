@@ -7,10 +7,11 @@ import json
 
 import pytest
 
-from arena.cli import main, parse_options
+from arena.cli import main
+from arena.cli.local import parse_options
 from arena.games import get_game
 from arena.games.base import IllegalAction
-from arena.replay import answers
+from arena.match.records import answers
 from tests.test_replays import format_1
 
 
@@ -44,7 +45,7 @@ def test_the_replay_file_re_simulates(capsys, tmp_path):
 
 def test_a_replay_file_of_the_first_format_still_re_simulates(capsys, tmp_path):
     """Files written by the first release keep every action twice and null fields; they
-    are read as the current format (arena.replay.upgrade)."""
+    are read as the current format (arena.match.records.upgrade)."""
     path = tmp_path / "replay.json"
     run(capsys, "play", "cactus", "--matches", "2", "--replay", str(path))
     data = json.loads(path.read_text())

@@ -17,20 +17,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena import clients
-from arena.clients import (
-    MAX_ANSWER_BYTES,
-    MAX_HEAD_BYTES,
-    MAX_HEADER_LINES,
-    Connection,
-    EndpointPool,
-    HttpClient,
-    Pools,
-    ResponseParser,
-)
 from arena.games import make_policy
-from arena.referee import BotFault, PolicyClient, Referee, policy_rng
-from arena.replay import check
+from arena.match import pools as pools_module
+from arena.match.answers import MAX_ANSWER_BYTES, MAX_HEAD_BYTES, MAX_HEADER_LINES, ResponseParser
+from arena.match.faults import BotFault
+from arena.match.http_client import HttpClient
+from arena.match.pools import Connection, EndpointPool, Pools
+from arena.match.records import check
+from arena.match.referee import PolicyClient, Referee, policy_rng
 
 # what the parser may raise: a fault, or the end of a stream that held no answer (the
 # client turns it into a fault); never an IndexError, a ValueError...
@@ -669,7 +663,7 @@ def test_a_bot_seated_twice_with_one_connection_allowed_still_plays():
 
 
 def test_a_connection_left_idle_for_long_is_closed(monkeypatch):
-    monkeypatch.setattr(clients, "IDLE_CLOSE", 0.1)
+    monkeypatch.setattr(pools_module, "IDLE_CLOSE", 0.1)
     with bot_server(answer_delay=0.05) as bot:
         pool = EndpointPool(bot["url"])
         both = [

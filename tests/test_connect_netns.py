@@ -31,7 +31,7 @@ import pytest
 from arenabot import make_server
 
 from arena.app import create_app
-from arena.processes import make_web_server
+from arena.cli.processes import make_web_server
 from sample_bots.policy_bot import PolicyBot
 from tests.lanes import Lane, lane, wait_for
 

@@ -23,7 +23,7 @@ import pytest
 from arenabot import make_server
 
 from arena.app import create_app
-from arena.processes import make_web_server, stop_processes
+from arena.cli.processes import make_web_server, stop_processes
 from arena.relay import sessions
 from sample_bots.policy_bot import PolicyBot
 from tests.lanes import Lane, free_port, lane, wait_for
@@ -46,8 +46,17 @@ class SlowBot(PolicyBot):
 def connect_bot(url: str, bot_id: int, secret: str) -> Iterator[subprocess.Popen[bytes]]:
     """The sample bot as a student starts it on a laptop: it connects out, no port."""
     student = subprocess.Popen(
-        [sys.executable, "-m", "sample_bots.cactus_random", "--connect", url,
-         "--bot-id", str(bot_id), "--secret", secret],  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "sample_bots.cactus_random",
+            "--connect",
+            url,
+            "--bot-id",
+            str(bot_id),
+            "--secret",
+            secret,
+        ],  # fmt: skip
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "sdk")])},
         stdout=subprocess.PIPE,
@@ -91,7 +100,9 @@ def listening_sockets(pid: int) -> int:
     """TCP sockets in LISTEN state that the process holds."""
     inodes = set()
     for fd in os.listdir(f"/proc/{pid}/fd"):
-        target = os.readlink(f"/proc/{pid}/fd/{fd}") if os.path.exists(f"/proc/{pid}/fd/{fd}") else ""
+        target = (
+            os.readlink(f"/proc/{pid}/fd/{fd}") if os.path.exists(f"/proc/{pid}/fd/{fd}") else ""
+        )
         if target.startswith("socket:["):
             inodes.add(target[8:-1])
     count = 0
@@ -108,8 +119,12 @@ def test_a_connect_bot_plays_a_tournament_against_webhook_bots(server: Lane, web
     url, api = web
     answer = api.post(
         "/api/bots",
-        json={"name": f"{server.name}-laptop", "connect": True, "owner": "student",
-              "games": ["cactus"]},  # fmt: skip
+        json={
+            "name": f"{server.name}-laptop",
+            "connect": True,
+            "owner": "student",
+            "games": ["cactus"],
+        },  # fmt: skip
     )
     assert answer.status_code == 201, answer.json
     laptop, secret = answer.json["id"], answer.json["signing_secret"]
@@ -139,8 +154,14 @@ def test_a_connect_bot_plays_a_tournament_against_webhook_bots(server: Lane, web
         assert presence["sdk"].startswith("arenabot ") and presence["capacity"] >= 1
         started = api.post(
             "/api/tournaments",
-            json={"name": f"{server.name}-connect", "game": "cactus", "bot_ids": ids,
-                  "seats_per_match": 2, "games_per_pairing": 2, "seed": 5},  # fmt: skip
+            json={
+                "name": f"{server.name}-connect",
+                "game": "cactus",
+                "bot_ids": ids,
+                "seats_per_match": 2,
+                "games_per_pairing": 2,
+                "seed": 5,
+            },  # fmt: skip
         )
         assert started.status_code == 201, started.json
         tid = started.json["id"]
@@ -236,8 +257,12 @@ def test_the_web_process_holding_the_session_dies_mid_match_and_the_match_goes_o
         url = f"http://127.0.0.1:{front.port}"
         laptop = api.post(
             "/api/bots",
-            json={"name": f"{server.name}-moving", "connect": True, "owner": "student",
-                  "games": ["cactus"]},  # fmt: skip
+            json={
+                "name": f"{server.name}-moving",
+                "connect": True,
+                "owner": "student",
+                "games": ["cactus"],
+            },  # fmt: skip
         ).json
         SlowBot.asked.clear()
         hook = make_server(SlowBot("cactus", "heuristic"), "127.0.0.1", 0, secret=None)
@@ -260,9 +285,14 @@ def test_the_web_process_holding_the_session_dies_mid_match_and_the_match_goes_o
             first_home = sessions.locate(s, laptop["id"])
         started = api.post(
             "/api/tournaments",
-            json={"name": f"{server.name}-kill-web", "game": "cactus",
-                  "bot_ids": [laptop["id"], made["id"]], "seats_per_match": 2,
-                  "games_per_pairing": 2, "seed": 9},  # fmt: skip
+            json={
+                "name": f"{server.name}-kill-web",
+                "game": "cactus",
+                "bot_ids": [laptop["id"], made["id"]],
+                "seats_per_match": 2,
+                "games_per_pairing": 2,
+                "seed": 9,
+            },  # fmt: skip
         ).json
         assert "id" in started, started
         tid = started["id"]

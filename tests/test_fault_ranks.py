@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from arena.games import GAMES, make_policy
-from arena.referee import Client, PolicyClient, Referee, policy_rng
-from arena.replay import check
+from arena.match.exchanges import Client
+from arena.match.records import check
+from arena.match.referee import PolicyClient, Referee, policy_rng
 
 MAX_STRIKES = 3
 ANSWERED, STRUCK_OUT, FORFEITED = 0, 1, 2  # the tiers, best first

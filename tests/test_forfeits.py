@@ -11,9 +11,10 @@ import pytest
 from arenabot import make_server
 from sqlalchemy import select
 
-from arena import tasks
-from arena.clients import Pools
+from arena.match.pools import Pools
 from arena.models import Bot, Ladder, Match, MatchSeat, RatingChange
+from arena.worker import ladder
+from arena.worker import play as play_module
 from sample_bots.policy_bot import PolicyBot
 
 
@@ -23,7 +24,7 @@ def arena(make_app, monkeypatch) -> Iterator[dict]:
     runs with the secret the arena gave it, ``wrong`` with a secret of its own."""
     app = make_app(pause_after_forfeits=2)
     pools = Pools()
-    monkeypatch.setattr(tasks, "_pools", lambda: pools)
+    monkeypatch.setattr(play_module, "_pools", lambda: pools)
     client = app.test_client()
     with ExitStack() as stack:
         bots = {}
@@ -56,7 +57,7 @@ def play(arena: dict, seed: int) -> int:
         session.add(match)
         session.flush()
         match_id = match.id
-    assert tasks.play_match(database, app.extensions["arena.config"], match_id) == "recorded"
+    assert play_module.play_match(database, app.extensions["arena.config"], match_id) == "recorded"
     return match_id
 
 
@@ -97,7 +98,7 @@ def test_a_bot_refused_for_its_secret_forfeits_with_the_cause_and_is_paused(aren
         # the ladder no longer seats a paused bot
         session.add(Ladder(game="cactus", enabled=True, seats_per_match=2))
     config = arena["app"].extensions["arena.config"]
-    assert tasks.schedule_ladder(database, config, seed=5) == []
+    assert ladder.schedule_ladder(database, config, seed=5) == []
 
     # its owner fixes the secret and turns it on again: the count starts over
     answer = client.patch(
@@ -111,4 +112,4 @@ def test_a_bot_refused_for_its_secret_forfeits_with_the_cause_and_is_paused(aren
     assert bot["forfeit_streak"] == 0
     with database.session() as session:
         assert session.get(Bot, wrong["id"]).status == "active"
-    assert len(tasks.schedule_ladder(database, config, seed=5)) == 1
+    assert len(ladder.schedule_ladder(database, config, seed=5)) == 1

@@ -14,8 +14,8 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from arena import formats
-from arena.formats import FormatError, Sprt, Table, sprt_decision, sprt_llr
+from arena.competition import formats
+from arena.competition.formats import FormatError, Sprt, Table, sprt_decision, sprt_llr
 from arena.games import get_game
 
 BOTS = (4, 5, 7, 12, 30, 61, 300)

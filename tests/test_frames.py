@@ -1,8 +1,8 @@
-"""Frames (``arena.frames``): the table at every step from one perspective, as the replay
-viewer draws it; live matches (``arena.live``) and their API; ``arena view``.
+"""Frames (``arena.match.frames``): the table at every step from one perspective, as the replay
+viewer draws it; live matches (``arena.worker.live``) and their API; ``arena view``.
 
 A seat's frames are that seat's own views (``Game.view``) and the events it received,
-compared here with a re-simulation that does not go through ``arena.frames``.
+compared here with a re-simulation that does not go through ``arena.match.frames``.
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import select
 
-from arena import tasks
+from arena import models
 from arena.cli import main as arena_main
-from arena.frames import (
+from arena.games import GAMES, get_game, make_policy
+from arena.match.frames import (
     Frames,
     PerspectiveError,
     compact,
@@ -29,11 +30,11 @@ from arena.frames import (
     parse_perspective,
     record_frames,
 )
-from arena.games import GAMES, get_game, make_policy
-from arena.live import LiveWriter, steps_so_far
+from arena.match.records import answers, seat_decisions, seat_events
+from arena.match.referee import PolicyClient, Referee, policy_rng
 from arena.models import LiveSteps, Match, MatchSeat, Tournament
-from arena.referee import PolicyClient, Referee, policy_rng
-from arena.replay import answers, seat_decisions, seat_events
+from arena.worker import play
+from arena.worker.live import LiveWriter, steps_so_far
 from tests.test_api import error
 from tests.test_web import add_bot
 
@@ -237,7 +238,7 @@ def test_a_live_match_shows_the_public_table_only(app: Flask, client: FlaskClien
     with database.session() as session:
         match = session.get(Match, match_id)
         match.status, match.lease_expires_at = "queued", None
-        tasks.claim(session, match, "other", tasks.utcnow(), tasks.utcnow())
+        play.claim(session, match, "other", models.utcnow(), models.utcnow())
         assert match.attempts == 2
     assert frames_of(client, match_id, "public").get_json()["frames"][1:] == []
 
@@ -278,7 +279,7 @@ def test_live_steps_are_written_together_and_dropped_with_the_result(app: Flask)
     writer.flush()
     with database.session() as session:
         assert steps_so_far(session, first, 1) == [*records[first].steps, records[first].steps[0]]
-    assert tasks.save_result(database, first, records[first])
+    assert play.save_result(database, first, records[first])
     feeds[first](records[first].steps[0])  # late: the match is recorded, nothing is written
     writer.flush()
     writer.close()

@@ -5,7 +5,7 @@ played, and not after a cancel either (the running matches finish).  Results are
 
 The tournament is a real schedule (``services.create_tournament``, duplicate deals); its
 matches are played by the referee with random policies and stored as a worker stores
-them (``tasks.save_result``).
+them (``play_module.save_result``).
 """
 
 from __future__ import annotations
@@ -19,10 +19,12 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from arena import services, tasks
+from arena import services
 from arena.games import make_policy
+from arena.match.referee import PolicyClient, Referee, policy_rng
 from arena.models import Match
-from arena.referee import PolicyClient, Referee, policy_rng
+from arena.worker import play as play_module
+from arena.worker import refits
 from tests.test_web import add_bot, page_text
 
 CARD = re.compile(r"\b(10|[2-9AJQK])[CDHS]\b")  # a card's code, anywhere in a page
@@ -46,8 +48,8 @@ def play(app: Flask, match_id: int) -> None:
         for s in range(seats)
     ]
     record = Referee().run(game, clients, seed, options, match_id=str(match_id))
-    with mock.patch.object(tasks.refit_ratings, "delay"):  # no broker in these tests
-        assert tasks.save_result(database, match_id, record)
+    with mock.patch.object(refits.refit_ratings, "delay"):  # no broker in these tests
+        assert play_module.save_result(database, match_id, record)
 
 
 @pytest.fixture

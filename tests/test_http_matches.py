@@ -7,10 +7,10 @@ from contextlib import ExitStack
 import pytest
 from arenabot import make_server
 
-from arena.clients import HttpClient
 from arena.games import GAMES
-from arena.referee import Referee
-from arena.replay import check
+from arena.match.http_client import HttpClient
+from arena.match.records import check
+from arena.match.referee import Referee
 from sample_bots.policy_bot import PolicyBot
 
 PLAYERS = {"cactus": 4, "cactus-game": 4, "president": 4}

@@ -1,4 +1,4 @@
-"""The life of a match row (``arena.lifecycle``) on a real database, without a broker:
+"""The life of a match row (``arena.worker.lifecycle``) on a real database, without a broker:
 a match claimed again is dealt anew, a duplicate deal is dealt again as a whole, its
 rotations are settled together, and a result is recorded only by the attempt that holds
 the match.  On SQLite and PostgreSQL (row locks, ``RETURNING``)."""
@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from arena import lifecycle, services
+from arena import services
 from arena.db import Database
 from arena.games import make_policy
-from arena.lifecycle import Ended, Plan, attempt_id, redeal_seed
+from arena.match.records import check
+from arena.match.referee import MatchRecord, PolicyClient, Referee, policy_rng
 from arena.models import (
     Bot,
     BotPin,
@@ -30,9 +31,9 @@ from arena.models import (
     TournamentEntry,
     utcnow,
 )
-from arena.referee import MatchRecord, PolicyClient, Referee, policy_rng
 from arena.relay import sessions
-from arena.replay import check
+from arena.worker import lifecycle
+from arena.worker.lifecycle import Ended, Plan, attempt_id, redeal_seed
 from tests.lanes import postgres_url
 
 LEASE = dt.timedelta(seconds=15)
@@ -332,8 +333,8 @@ def test_a_connect_bot_that_drained_has_no_new_match_until_it_connects_again(db)
 
 
 def test_the_ladder_seats_a_connect_bot_only_while_it_is_connected(db, enqueued, tmp_path):
-    from arena import tasks
     from arena.config import from_env
+    from arena.worker import ladder
 
     bots = add_bots(db, 5)
     hooks, laptops = bots[:2], bots[2:]
@@ -345,7 +346,7 @@ def test_the_ladder_seats_a_connect_bot_only_while_it_is_connected(db, enqueued,
         sessions.open_session(session, drained, "http://127.0.0.1:1", {})
         session.get(BotSession, drained).draining = True  # stopped with Ctrl-C
         session.add(Ladder(game="cactus", enabled=True, seats_per_match=3))
-    created = tasks.schedule_ladder(db, from_env({"ARENA_DATA_DIR": str(tmp_path)}), seed=1)
+    created = ladder.schedule_ladder(db, from_env({"ARENA_DATA_DIR": str(tmp_path)}), seed=1)
     assert created == enqueued and len(created) == 1
     with db.session() as session:
         seats = select(MatchSeat.bot_id).where(MatchSeat.match_id == created[0])

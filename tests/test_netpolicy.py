@@ -1,5 +1,5 @@
-"""The address policy: only global addresses, or the operator's networks (DESIGN.md,
-"Non-negotiable" 4).  Every refused address gets the same message."""
+"""The address policy: only global addresses, or the operator's networks (endpoints are
+untrusted).  Every refused address gets the same message."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import socket
 
 import pytest
 
-from arena.clients import EndpointPool
-from arena.netpolicy import REFUSED, AddressPolicy, AddressRefused, embedded_ipv4
-from arena.referee import BotFault
+from arena.match.faults import BotFault
+from arena.match.netpolicy import REFUSED, AddressPolicy, AddressRefused, embedded_ipv4
+from arena.match.pools import EndpointPool
 
 PRODUCTION = AddressPolicy.for_profile("production")
 LOCAL = AddressPolicy.for_profile("local")

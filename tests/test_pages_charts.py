@@ -4,7 +4,7 @@ leaderboard, the top five of the leaderboards, and why a bot was struck out.
 
 The data are real: rated matches played by the referee (house policies, and HTTP bots
 that misbehave on loopback) and stored the way a worker stores them
-(``tasks.save_result``: ranks, faults, Elo changes); a long rating history and a bot that
+(``play.save_result``: ranks, faults, Elo changes); a long rating history and a bot that
 met many opponents are written with the models directly.
 """
 
@@ -26,12 +26,13 @@ from flask.testing import FlaskClient
 from markupsafe import escape
 from sqlalchemy import event, select
 
-from arena import tasks
-from arena.clients import HttpClient
 from arena.games import make_policy
+from arena.match.exchanges import Client
+from arena.match.http_client import HttpClient
+from arena.match.referee import PolicyClient, Referee, policy_rng
 from arena.models import FittedRating, Match, MatchSeat, Rating, RatingChange
-from arena.referee import Client, PolicyClient, Referee, policy_rng
 from arena.web import charts
+from arena.worker import play, refits
 from tests.badbots import http_bot
 from tests.test_web import add_bot, close_app, make_app, page_text
 
@@ -61,8 +62,8 @@ def rated_match(app: Flask, bot_ids: Sequence[int], clients: Sequence[Client], s
         "cactus", clients, seed, match_id=str(match_id)
     )
     # no broker belongs to these tests: the refit a result may ask for is not sent
-    with mock.patch.object(tasks.refit_ratings, "delay"):
-        assert tasks.save_result(database, match_id, record)
+    with mock.patch.object(refits.refit_ratings, "delay"):
+        assert play.save_result(database, match_id, record)
     return match_id
 
 

@@ -28,7 +28,7 @@ from arena.games.president.engine import (
     PresidentState,
     roles_for,
 )
-from arena.referee import PolicyClient, Referee, policy_rng
+from arena.match.referee import PolicyClient, Referee, policy_rng
 from tests.contract import Leak, check_bad_input, check_determinism, play_random
 
 # -- helpers ------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ import pytest
 from arena.games.base import OptionsError
 from arena.games.president import GAME, POLICIES
 from arena.games.president.engine import MENTEUR_PLAYS_PER_CARD, PRESETS, PresidentState
-from arena.referee import PolicyClient, Referee, policy_rng
+from arena.match.referee import PolicyClient, Referee, policy_rng
 from tests.contract import Leak, play_random
 from tests.test_president import ROUND_ONE, StackedDeck, events, finish_round_one
 

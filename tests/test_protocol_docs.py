@@ -12,8 +12,8 @@ from typing import Any
 
 from arenabot import make_server, sign, verify
 
-from arena.clients import HttpClient
-from arena.referee import Referee
+from arena.match.http_client import HttpClient
+from arena.match.referee import Referee
 from sample_bots.policy_bot import PolicyBot
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"

@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from arena.ratings import (
+from arena.competition.ratings import (
     Z_95,
     EloConfig,
     FittedRating,

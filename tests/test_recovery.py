@@ -22,10 +22,11 @@ from arenabot import make_server
 from sqlalchemy import func, select
 
 from arena.app import create_app
-from arena.lifecycle import attempt_id
+from arena.match.records import check
 from arena.models import Match, MatchSeat, RatingChange, Replay
-from arena.replay import check
-from arena.tasks import enqueue_matches, rebuild_ratings
+from arena.worker.lifecycle import attempt_id
+from arena.worker.queue import enqueue_matches
+from arena.worker.refits import rebuild_ratings
 from sample_bots.policy_bot import PolicyBot
 from tests.lanes import Lane, lane, wait_for
 

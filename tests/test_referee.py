@@ -9,18 +9,12 @@ from contextlib import ExitStack
 
 import pytest
 
-from arena.clients import HttpClient
 from arena.games import GAMES, make_policy
-from arena.netpolicy import AddressPolicy
-from arena.referee import (
-    BotFault,
-    MatchAbandoned,
-    MatchTimeLimit,
-    PolicyClient,
-    Referee,
-    policy_rng,
-)
-from arena.replay import check
+from arena.match.faults import BotFault
+from arena.match.http_client import HttpClient
+from arena.match.netpolicy import AddressPolicy
+from arena.match.records import check
+from arena.match.referee import MatchAbandoned, MatchTimeLimit, PolicyClient, Referee, policy_rng
 from tests.badbots import absent_bot_url, closing_bot, http_bot
 
 MAX_STRIKES = 3
@@ -227,7 +221,7 @@ def test_an_https_endpoint_is_reached_at_the_address_that_was_checked(monkeypatc
 
 
 def test_a_match_told_to_stop_is_abandoned_before_its_next_step():
-    """A worker that lost its lease on a match stops playing it (arena.warden)."""
+    """A worker that lost its lease on a match stops playing it (arena.worker.warden)."""
     stop = threading.Event()
 
     class Stopper(PolicyClient):

@@ -11,18 +11,18 @@ from typing import Any
 import pytest
 from sqlalchemy import event, select
 
-from arena import tasks
+from arena.competition.ratings import fit_ratings
 from arena.db import Database
 from arena.models import Bot, FittedRating, Match, MatchSeat, RatingFit, aware
-from arena.ratings import fit_ratings
-from arena.tasks import (
+from arena.worker import celery_app, refits
+from arena.worker.housekeeping import refit_stale
+from arena.worker.refits import (
     REFIT_STALE_AFTER,
     _claim_refit,
     rated_history,
     rebuild_ratings,
     refit_game,
     refit_ratings,
-    refit_stale,
 )
 
 T0 = dt.datetime(2026, 11, 23, 8, 0, tzinfo=dt.UTC)
@@ -45,7 +45,7 @@ def fits(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         runs.append(len(history))
         return fit_ratings(history)
 
-    monkeypatch.setattr(tasks, "fit_ratings", counted)
+    monkeypatch.setattr(refits, "fit_ratings", counted)
     return runs
 
 
@@ -177,7 +177,7 @@ def test_a_second_refit_with_no_new_rated_match_does_not_fit(
     assert stored_fit(db) == {bot: (f.rating, f.low, f.high) for bot, f in expected.items()}
     assert refit_game(db, "cactus", now=T0 + dt.timedelta(seconds=1)).status == "unchanged"
     with pytest.MonkeyPatch.context() as patch:  # the task, called directly
-        patch.setattr(tasks, "_db", lambda: db)
+        patch.setattr(celery_app, "_db", lambda: db)
         assert refit_ratings("cactus") == 0
     assert refit_stale(db) == []
     assert fits == [5]
@@ -216,7 +216,7 @@ def test_a_refit_that_outlived_its_claim_stores_nothing(db: Database, rated: lis
         return fit_ratings(history)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(tasks, "fit_ratings", slow_fit)
+        patch.setattr(refits, "fit_ratings", slow_fit)
         assert refit_game(db, "cactus", now=T0).status == "taken over"
     assert stored_fit(db) == {}
     assert aware(fit_row(db).running_since) == late  # the other one's claim stays
@@ -227,7 +227,7 @@ def test_a_failed_fit_releases_its_claim(db: Database, rated: list[int], fits: l
         raise RuntimeError("the fit broke")
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(tasks, "fit_ratings", broken)
+        patch.setattr(refits, "fit_ratings", broken)
         with pytest.raises(RuntimeError, match="the fit broke"):
             refit_game(db, "cactus", now=T0)
     row = fit_row(db)

@@ -6,6 +6,7 @@ between homes, or a home that dies, costs the bot no fault while it is back in t
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import threading
@@ -18,8 +19,10 @@ from typing import Any
 import orjson
 import pytest
 
-from arena.clients import HttpClient, Pools
-from arena.referee import BotFault, settle
+from arena.match.exchanges import settle
+from arena.match.faults import BotFault
+from arena.match.http_client import HttpClient
+from arena.match.pools import Pools
 from arena.relay.client import RelayClient
 from arena.relay.hub import Hub, Replaced
 from arena.relay.internal import Relay, check_signature
@@ -58,10 +61,12 @@ class Bot:
                 body = orjson.loads(wire["body"])
                 self.raw_bodies.append(wire["body"].encode())
                 self.received.append(body)
-                time.sleep(self.think)
+                if self.stop.wait(self.think):
+                    return  # stopped while thinking: never answers
                 answers.append((body["request_id"], 200, orjson.dumps(self.answer(body))))
         if answers:
-            self.hub.poll(BOT, self.token, answers, wait=0)
+            with contextlib.suppress(Replaced):  # the session left meanwhile
+                self.hub.poll(BOT, self.token, answers, wait=0)
 
 
 @pytest.fixture

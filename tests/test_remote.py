@@ -26,7 +26,7 @@ import pytest
 from arenabot import make_server
 
 from arena.cli import main
-from arena.processes import stop_processes, worker_command
+from arena.cli.processes import stop_processes, worker_command
 from sample_bots.policy_bot import PolicyBot
 from tests.lanes import free_port, wait_for
 

@@ -1,4 +1,4 @@
-"""Why a bot was struck: ``arena.replay.fault_reason`` and ``describe_fault`` in words, for
+"""Why a bot was struck: ``arena.match.faults.fault_reason`` and ``describe_fault`` in words, for
 every fault kind the referee and the HTTP client produce, from the causes the referee
 really records against misbehaving bots on loopback (``tests.badbots`` and a few raw
 sockets of this module's own)."""
@@ -17,12 +17,14 @@ from typing import Any
 import pytest
 from arenabot import make_server
 
-from arena import clients
-from arena.clients import MAX_ANSWER_BYTES, MAX_HEAD_BYTES, HttpClient
 from arena.games import make_policy
-from arena.netpolicy import AddressPolicy
-from arena.referee import Client, PolicyClient, Referee, policy_rng
-from arena.replay import describe_fault, fault_reason, fault_summary, seat_fault_reason
+from arena.match import http_client
+from arena.match.answers import MAX_ANSWER_BYTES, MAX_HEAD_BYTES
+from arena.match.exchanges import Client
+from arena.match.faults import describe_fault, fault_reason, fault_summary, seat_fault_reason
+from arena.match.http_client import HttpClient
+from arena.match.netpolicy import AddressPolicy
+from arena.match.referee import PolicyClient, Referee, policy_rng
 from sample_bots.policy_bot import PolicyBot
 from tests.badbots import _Handler, absent_bot_url, closing_bot, http_bot, serving
 
@@ -250,7 +252,10 @@ def test_every_fault_says_why_in_words(
 
 def test_a_connection_error_says_what_failed() -> None:
     # what the client makes of an OSError that is neither a refusal nor a reset
-    fault = {"kind": "connection_error", **clients._fault(OSError(113, "No route to host")).cause()}
+    fault = {
+        "kind": "connection_error",
+        **http_client._fault(OSError(113, "No route to host")).cause(),
+    }
     assert describe_fault(fault) == "connection error: OSError: [Errno 113] No route to host"
     unresolved = {"kind": "connection_error", "detail": "cannot resolve bot.invalid: no"}
     assert fault_reason(unresolved) == "connection error: cannot resolve bot.invalid: no"
@@ -259,9 +264,9 @@ def test_a_connection_error_says_what_failed() -> None:
 def test_every_kind_the_arena_produces_has_words_of_its_own() -> None:
     """A kind only named, with no cause (an old summary, a chart of kinds), still gets
     its own words, not the fallback of an unknown kind (its name again)."""
-    source = "".join(
-        (ARENA / name).read_text() for name in ("referee.py", "clients.py", "relay/client.py")
-    )
+    # the referee and the transports, in the package that plays a match
+    source = "".join(path.read_text() for path in sorted((ARENA / "match").glob("*.py")))
+    source += (ARENA / "relay" / "client.py").read_text()  # the connect transport's
     kinds = set(re.findall(r'BotFault\(\s*"([a-z_]+)"', source))
     kinds |= set(re.findall(r'kind, detail = "([a-z_]+)"', source))
     assert {"timeout", "http_status", "illegal_action", "too_large", "redirect"} <= kinds

@@ -16,9 +16,9 @@ from alembic.migration import MigrationContext
 
 from arena.db import Database, alembic_config
 from arena.games import make_policy
+from arena.match.records import check, decode, encode, upgrade
+from arena.match.referee import PolicyClient, Referee, policy_rng
 from arena.models import Base, Replay
-from arena.referee import PolicyClient, Referee, policy_rng
-from arena.replay import check, decode, encode, upgrade
 
 OLD_REPLAYS = sa.table("replays", sa.column("match_id", sa.Integer), sa.column("record", sa.JSON))
 DECISION_KEYS = {"seat", "kind", "action", "latency_ms", "fault", "memo"}

@@ -17,9 +17,10 @@ from arenabot import make_server
 from sqlalchemy import func, select
 
 from arena.app import create_app
+from arena.match.records import check
 from arena.models import Match, MatchSeat, Rating, RatingChange, Replay
-from arena.replay import check
-from arena.tasks import enqueue_matches, rebuild_ratings
+from arena.worker.queue import enqueue_matches
+from arena.worker.refits import rebuild_ratings
 from sample_bots.policy_bot import PolicyBot
 from tests.badbots import serving
 from tests.lanes import Lane, lane, wait_for
@@ -116,9 +117,9 @@ def test_a_duplicate_gauntlet_sent_in_one_message_is_played(server, api, bots, m
     """More matches than ``ENQUEUE_INLINE`` go to the broker as one ``send_matches``
     message that a worker fans out; duplicate deals are played once per rotation and
     counted in the standings once every rotation is in."""
-    from arena import tasks
+    from arena.worker import queue
 
-    monkeypatch.setattr(tasks, "ENQUEUE_INLINE", 2)
+    monkeypatch.setattr(queue, "ENQUEUE_INLINE", 2)
     challenger = bots["president"][0]
     answer = api.post(
         "/api/tournaments",
@@ -214,7 +215,7 @@ def test_forty_concurrent_results_leave_ratings_equal_to_a_rebuild(server, bots)
 
 
 def test_the_ladder_pairs_bots_close_in_rating(server, api, bots):
-    from arena.tasks import schedule_ladder
+    from arena.worker.ladder import schedule_ladder
 
     answer = api.put("/api/ladders/cactus", json={"enabled": True, "seats_per_match": 2})
     assert answer.status_code == 200, answer.json

@@ -14,13 +14,15 @@ import sqlalchemy as sa
 from alembic import command
 from flask import Flask
 
-from arena import services, tasks
-from arena.cli import _print_tournament
+from arena import services
+from arena.cli.remote import _print_tournament
+from arena.competition.standings import record_result
 from arena.db import Database, alembic_config
 from arena.games import make_policy
+from arena.match.exchanges import Client
+from arena.match.referee import PolicyClient, Referee, policy_rng
 from arena.models import Bot, Match, TournamentEntry
-from arena.referee import Client, PolicyClient, Referee, policy_rng
-from arena.standings import record_result
+from arena.worker import play, refits
 from tests.test_fault_ranks import MAX_STRIKES, AnswersOnce, Down
 
 BEHAVIOUR = {"ada": "random", "bob": "random", "down": "forfeits", "once": "strikes out"}
@@ -82,8 +84,8 @@ def play_tournament(app: Flask) -> tuple[int, dict[int, str], dict[str, dict[str
             did[name]["faults"] += faults
             did[name]["struck_out"] += faults >= MAX_STRIKES
             did[name]["forfeits"] += bool(mine) and all("fault" in d for d in mine)
-        with mock.patch.object(tasks.refit_ratings, "delay"):
-            assert tasks.save_result(database, match_id, record)
+        with mock.patch.object(refits.refit_ratings, "delay"):
+            assert play.save_result(database, match_id, record)
     return tournament_id, names, did
 
 
@@ -218,7 +220,7 @@ def test_the_migration_fills_fault_counts_and_the_stop_rules_place(database_url:
                 # from now on in schedule order: deal 1's last rotation lets it in
                 match = session.get(Match, 8)
                 match.status = "finished"
-                match.settled = True  # as arena.lifecycle settles it, before the standings
+                match.settled = True  # as arena.worker.lifecycle settles it, before the standings
                 for seat in match.seats:
                     seat.rank = seat.seat + 1
                 session.flush()

@@ -2,7 +2,7 @@
 the order they happen to finish: a result that finishes early waits for those scheduled
 before it, and a match that ends without a result (failed, cancelled) is skipped.
 
-Results are stored the way a worker stores them (``tasks.save_result``) on a real
+Results are stored the way a worker stores them (``play_module.save_result``) on a real
 database, in the order a worker with many matches in flight would finish them: the
 matches against bots that forfeit at once end in milliseconds, those against bots that
 think end seconds later."""
@@ -20,10 +20,13 @@ import pytest
 from flask import Flask
 from sqlalchemy import select
 
-from arena import formats, lifecycle, services, standings, tasks
+from arena import services
+from arena.competition import formats, standings
 from arena.db import Database
+from arena.match.referee import MatchRecord
 from arena.models import Bot, Match, Tournament
-from arena.referee import MatchRecord
+from arena.worker import lifecycle, refits
+from arena.worker import play as play_module
 
 # the audit's stop rule: is the challenger 20 Elo better than the field?
 SPRT = {"elo0": 0, "elo1": 20, "alpha": 0.05, "beta": 0.05}
@@ -125,8 +128,8 @@ def store(app: Flask, match_id: int, result: dict) -> bool:
         },
         strikes=[3 if s in result["forfeited"] else 0 for s in range(seats)],
     )
-    with mock.patch.object(tasks.refit_ratings, "delay"):
-        return tasks.save_result(database, match_id, record)
+    with mock.patch.object(refits.refit_ratings, "delay"):
+        return play_module.save_result(database, match_id, record)
 
 
 def play(
@@ -216,7 +219,7 @@ def test_results_out_of_order_give_the_same_decision_at_the_same_observation(mak
     in_order = run(make_app(), in_flight=1, deal=deal)
     out_of_order = run(make_app(), in_flight=IN_FLIGHT, deal=deal)
     # one at a time, nothing waits (a duplicate deal's rotations are settled together,
-    # once the last one ends: arena.lifecycle)
+    # once the last one ends: arena.worker.lifecycle)
     assert in_order["most_waiting"] == 0
     assert out_of_order["most_waiting"] > 10
     mine, theirs = out_of_order["status"], in_order["status"]
@@ -246,7 +249,7 @@ def set_status(app: Flask, match_id: int, status: str) -> None:
 
 @pytest.mark.parametrize("deal", ["independent", "duplicate"])
 def test_results_waiting_behind_a_failed_match_go_on_when_it_fails(app, deal):
-    """What the worker does when it gives a match up (``arena.lifecycle.fail``): the
+    """What the worker does when it gives a match up (``arena.worker.lifecycle.fail``): the
     stop rule goes past it in the same transaction."""
     tournament_id, challenger, matches = small_gauntlet(app, deal)
     ids = list(matches)

@@ -15,9 +15,11 @@ import pytest
 from flask import Flask
 from sqlalchemy import select
 
-from arena import formats, tasks
+from arena import worker
+from arena.competition import formats
+from arena.match.referee import MatchRecord
 from arena.models import Match, MatchSeat, Tournament
-from arena.referee import MatchRecord
+from arena.worker import play, refits
 from tests.test_api import counts, error, register_many
 
 SPRT = {"elo0": 0, "elo1": 50, "alpha": 0.05, "beta": 0.05}
@@ -49,7 +51,7 @@ def match_seats(app: Flask, tournament_id: int) -> dict[int, list[int]]:
 
 
 def finish(app: Flask, match_id: int, ranks: list[int]) -> bool:
-    """Store a result the way a worker does (``tasks.save_result``).  The refit a
+    """Store a result the way a worker does (``play.save_result``).  The refit a
     finished tournament asks for is not sent: no broker belongs to these tests (the
     Celery app may still point at one another test has taken down)."""
     database = app.extensions["arena.db"]
@@ -68,8 +70,8 @@ def finish(app: Flask, match_id: int, ranks: list[int]) -> bool:
         outcome={"ranks": ranks, "scores": [0] * seats, "rounds": []},
         strikes=[0] * seats,
     )
-    with mock.patch.object(tasks.refit_ratings, "delay"):
-        return tasks.save_result(database, match_id, record)
+    with mock.patch.object(refits.refit_ratings, "delay"):
+        return play.save_result(database, match_id, record)
 
 
 def recomputed(app: Flask, tournament_id: int) -> dict[int, tuple[int, float, int]]:

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from arena import lifecycle
 from arena.db import Database
-from arena.lifecycle import LOST_LEASE_ALERT, MAX_FAILURES
 from arena.models import Bot, Match, MatchSeat, Tournament, utcnow
-from arena.tasks import claim
-from arena.warden import Warden
+from arena.worker import lifecycle
+from arena.worker.lifecycle import LOST_LEASE_ALERT, MAX_FAILURES
+from arena.worker.play import claim
+from arena.worker.warden import Warden
 
 LEASE = dt.timedelta(seconds=15)
 

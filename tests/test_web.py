@@ -21,11 +21,14 @@ from flask.testing import FlaskClient
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from arena import lifecycle, services
+from arena import services
 from arena.app import create_app
+from arena.competition.standings import crosstable, record_result, sprt_summary
+from arena.competition.standings import standings as tournament_standings
 from arena.config import Config
 from arena.db import Database
 from arena.games import GAMES, make_policy
+from arena.match.referee import PolicyClient, Referee, policy_rng
 from arena.models import (
     Bot,
     FittedRating,
@@ -36,10 +39,8 @@ from arena.models import (
     Tournament,
     TournamentEntry,
 )
-from arena.referee import PolicyClient, Referee, policy_rng
-from arena.standings import crosstable, record_result, sprt_summary
-from arena.standings import standings as tournament_standings
 from arena.web.pages import signed
+from arena.worker import lifecycle
 from tests.test_tournament_formats import finish
 
 NAV = ("Leaderboards", "Bots", "Tournaments", "API docs")
@@ -506,7 +507,7 @@ def schedule(session: Session, tournament_id: int) -> list[int]:
 
 def finish_match(session: Session, match_id: int, ranks: list[int]) -> bool:
     """Store a result by hand and settle it (ratings, standings) as a worker does, a
-    rotation of a duplicate deal once its deal is complete (``arena.lifecycle``); False
+    rotation of a duplicate deal once its deal is complete (``arena.worker.lifecycle``); False
     when the match is no longer queued (a decided challenger's)."""
     session.expire_all()  # settling cancels with a bulk update
     match = session.get(Match, match_id)

@@ -16,12 +16,15 @@ from typing import Any
 
 import pytest
 
-from arena import clients, services
-from arena.clients import HttpClient, Pools
+from arena import services
 from arena.config import Config
 from arena.games import GAMES
 from arena.games.base import Outcome, Request
-from arena.referee import BotFault, MatchRecord, Referee
+from arena.match import http_client
+from arena.match.faults import BotFault
+from arena.match.http_client import HttpClient
+from arena.match.pools import Pools
+from arena.match.referee import MatchRecord, Referee
 
 PASS, SNAP = {"type": "pass"}, {"type": "snap"}
 
@@ -176,7 +179,7 @@ def test_a_slow_seat_never_costs_a_fast_seat_a_strike_or_its_latency(
     and a bot that answers at once.  In whichever order their connection pools were made
     (the order the referee once read answers in), the fast bot's answer is taken when it
     arrives: no fault, and its latency is its own, not the slow bot's wait."""
-    monkeypatch.setattr(clients, "DEADLINE_GRACE", GRACE)
+    monkeypatch.setattr(http_client, "DEADLINE_GRACE", GRACE)
     trickle = 0.005 if slow == "trickling" else None  # ~250 ms for its answer
     with bot(None if slow == "silent" else 0.0, trickle) as slow_bot, bot() as fast_bot:
         urls = [slow_bot["url"], fast_bot["url"]]
@@ -248,7 +251,7 @@ class HandedClient(Snapper):
 def test_an_exchange_woken_by_another_thread_takes_part_in_a_window(monkeypatch):
     """The window's wait is not HTTP's own: an exchange answered through a queue by
     another thread is taken as soon as it is woken, beside a silent HTTP bot."""
-    monkeypatch.setattr(clients, "DEADLINE_GRACE", GRACE)
+    monkeypatch.setattr(http_client, "DEADLINE_GRACE", GRACE)
     with bot(None) as silent:
         client = HttpClient(silent["url"])
         record = Referee(max_strikes=10**6, deadline_ms=DEADLINE_MS).run(
@@ -268,7 +271,7 @@ def test_a_bot_of_capacity_one_is_asked_one_request_at_a_time_by_every_match(mon
     """A bot that takes one request at a time, thinking for half the deadline, seated in
     four matches played at once by one process: the arena never has two of its requests
     in flight, and the time a request waits for the bot to be free is not the bot's."""
-    monkeypatch.setattr(clients, "DEADLINE_GRACE", 0.05)
+    monkeypatch.setattr(http_client, "DEADLINE_GRACE", 0.05)
     pools = Pools()
     with bot(CAPACITY_DEADLINE_MS / 2000, one_at_a_time=True) as slow:
         records: list[MatchRecord] = []
@@ -293,7 +296,7 @@ def test_a_bot_seated_twice_is_asked_in_turn_without_stopping_its_window(monkeyp
     """Capacity 1, the bot seated twice in one window beside a fast bot: its two requests
     go one after the other, the second's deadline starting when it is sent (two answers
     in a row take longer than one deadline), and the fast bot is read meanwhile."""
-    monkeypatch.setattr(clients, "DEADLINE_GRACE", 0.05)
+    monkeypatch.setattr(http_client, "DEADLINE_GRACE", 0.05)
     think = 0.7 * CAPACITY_DEADLINE_MS / 1000  # two in a row: past deadline and grace
     pools = Pools(max_connections=4)
     with bot(think) as twin, bot() as fast:

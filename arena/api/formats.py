@@ -1,13 +1,13 @@
-"""``/api/formats``: the tournament formats (``arena.formats.FORMATS``) and the fields
+"""``/api/formats``: the tournament formats (``arena.competition.formats.FORMATS``) and the fields
 each takes, for forms and clients that build a tournament's JSON."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from arena import formats
 from arena.api.common import ApiBlueprint
 from arena.api.schemas import FormatSchema
+from arena.competition import formats
 
 blp = ApiBlueprint(
     "formats",

@@ -23,10 +23,10 @@ from arena.api.schemas import (
     MatchSchema,
     ReplayArgsSchema,
 )
-from arena.frames import HiddenWhileLive, PerspectiveError, answer_frames
-from arena.live import steps_so_far
+from arena.match.frames import HiddenWhileLive, PerspectiveError, answer_frames
+from arena.match.records import COMPRESSION_LEVEL, decode, seat_decisions, seat_events
 from arena.models import Match, Replay
-from arena.replay import COMPRESSION_LEVEL, decode, seat_decisions, seat_events
+from arena.worker.live import steps_so_far
 
 blp = ApiBlueprint(
     "matches", __name__, url_prefix="/api/matches", description="Matches and their replays."

@@ -9,8 +9,8 @@ from urllib.parse import urlsplit
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from arena import formats
-from arena.formats import DEALS
+from arena.competition import formats
+from arena.competition.formats import DEALS
 from arena.games import GAMES
 from arena.models import (
     BOT_OWNER_STATUSES,

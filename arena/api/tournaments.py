@@ -1,4 +1,4 @@
-"""``/api/tournaments``: tournaments in any format of ``arena.formats`` (``/api/formats``
+"""``/api/tournaments``: tournaments in any format of ``arena.competition.formats`` (``/api/formats``
 lists them), their progress, standings, crosstable and stop rule."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from flask.views import MethodView
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
-from arena import services, standings, tasks
+from arena import services
 from arena.api.common import (
     BEARER,
     PAGINATION_HEADERS_DOC,
@@ -28,8 +28,10 @@ from arena.api.schemas import (
     TournamentListArgsSchema,
     TournamentSchema,
 )
+from arena.competition import standings
 from arena.models import Tournament
 from arena.relay import sessions
+from arena.worker import queue
 
 log = logging.getLogger(__name__)
 
@@ -104,8 +106,8 @@ class Tournaments(MethodView):
     def post(self, data: dict[str, Any]) -> dict[str, Any]:
         """Create a tournament (the organiser token when one is configured)
 
-        ``format`` is one of ``GET /api/formats`` (``arena.formats.FORMATS``), which
-        lists the fields each takes besides ``bot_ids``, ``seats_per_match`` and
+        ``format`` is one of ``GET /api/formats`` (``arena.competition.formats.FORMATS``),
+        which lists the fields each takes besides ``bot_ids``, ``seats_per_match`` and
         ``deal``; a field of another format is refused.  ``balance`` reports what the
         schedule achieved: matches per bot, seat spread and pair meetings.  ``deal: duplicate``
         plays each deal once per rotation of its table.  Options: a ``preset`` and/or
@@ -124,7 +126,7 @@ class Tournaments(MethodView):
             body = _detail(session, tournament)
         # committed: now the workers may see the matches
         try:
-            tasks.enqueue_matches(config(), match_ids)
+            queue.enqueue_matches(config(), match_ids)
         except Exception:
             # the matches stay queued in the database, where the wardens send them again
             log.exception("tournament %s: enqueueing its matches failed", body["id"])

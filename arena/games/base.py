@@ -1,4 +1,5 @@
-"""The engine contract every game implements (see DESIGN.md, "Engine contract").
+"""The engine contract every game implements: the referee, the pages and the tests know
+a game only through it, so a new game needs no change to the core.
 
 A game is an object with no per-match state; a match lives in a state object that the
 game creates with ``new_state`` and then only reads (``pending``, ``view``, ``outcome``)

@@ -6,8 +6,8 @@ webhook bot would get, to the web process holding the bot's session (its *home*,
 from the database by ``locate``) at ``POST {home}/relay/<bot id>/<act|start|end>``, with
 the time the bot has left in ``X-Arena-Deadline-Ms``; the home answers once the bot has
 (``arena.relay.internal``).  Each request is a ``RelayExchange`` that
-``arena.referee.settle`` drives like any other, over the same non-blocking HTTP exchange
-as a webhook (``arena.clients.HttpExchange``), so a reaction window mixing both
+``arena.match.exchanges.settle`` drives like any other, over the same non-blocking HTTP exchange
+as a webhook (``arena.match.http_client.HttpExchange``), so a reaction window mixing both
 transports is settled in one thread.
 
 The bot's clock starts when the request is handed to the relay, and the latency recorded
@@ -30,8 +30,10 @@ from typing import Any
 
 import orjson
 
-from arena.clients import CONTROL_TIMEOUT, DEADLINE_GRACE, HttpClient, HttpExchange, Pools
-from arena.referee import BotFault, Waker, settle
+from arena.match.exchanges import Waker, settle
+from arena.match.faults import BotFault
+from arena.match.http_client import CONTROL_TIMEOUT, DEADLINE_GRACE, HttpClient, HttpExchange
+from arena.match.pools import Pools
 from arena.relay.internal import DEADLINE, HANDED_AT, LATENCY, OUTCOME, PREVIOUS
 
 RELAY_MARGIN = 1.0  # seconds past the bot's deadline the home has to say how it ended
@@ -76,7 +78,7 @@ class _WakeFor:
 
 class RelayExchange:
     """One request to a connect bot, through whichever home holds its session (the
-    ``Exchange`` protocol of ``arena.referee``)."""
+    ``Exchange`` protocol of ``arena.match.referee``)."""
 
     __slots__ = (
         "_client",

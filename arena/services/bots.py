@@ -11,10 +11,11 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from arena import lifecycle
-from arena.clients import MAX_CAPACITY, PROTOCOL_VERSION, HttpClient
 from arena.config import Config
 from arena.games import GAMES
+from arena.match.faults import BotFault, excerpt
+from arena.match.http_client import PROTOCOL_VERSION, HttpClient
+from arena.match.pools import MAX_CAPACITY
 from arena.models import (
     BOT_OWNER_STATUSES,
     MATCH_PLAYED,
@@ -24,7 +25,6 @@ from arena.models import (
     bot_name,
     bot_name_key,
 )
-from arena.referee import BotFault, excerpt
 from arena.services.access import (
     ROTATABLE,
     hash_token,
@@ -32,6 +32,7 @@ from arena.services.access import (
     signing_secret_problem,
 )
 from arena.services.errors import MAX_ID, ServiceError
+from arena.worker import lifecycle
 
 # what is kept of a bot's answer to GET / (it is untrusted and shown on pages)
 INFO_TEXT_CAP = 200
@@ -418,7 +419,7 @@ def recent_faults(session: Session, bot_id: int, limit: int = 10) -> list[dict[s
 def delete_bot(session: Session, bot: Bot, pause_after: int = 3) -> None:
     """Soft delete: the bot keeps its matches, ratings and name; its queued matches are
     cancelled so its endpoint is not called any more (and results waiting for them are
-    settled: ``arena.lifecycle``)."""
+    settled: ``arena.worker.lifecycle``)."""
     if bot.status == "deleted":
         return
     bot.status = "deleted"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena import formats
+from arena.competition import formats
 
 # Seeds stay below 2**53 so they survive a trip through JSON in a browser (a JavaScript
 # number is a double) and fit the BigInteger column.

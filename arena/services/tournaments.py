@@ -1,5 +1,5 @@
 """Tournaments: building one (validate the request, schedule it with its format from
-``arena.formats``, write it with its matches queued), reading and cancelling it."""
+``arena.competition.formats``, write it with its matches queued), reading and cancelling it."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
-from arena import formats, lifecycle
+from arena.competition import formats
 from arena.config import Config
 from arena.games import get_game
 from arena.games.base import Game, OptionsError
@@ -24,6 +24,7 @@ from arena.models import (
     utcnow,
 )
 from arena.services.errors import MAX_ID, MAX_SEED, ServiceError
+from arena.worker import lifecycle
 
 
 def resolve_options(game: Game, options: dict[str, Any] | None) -> dict[str, Any]:
@@ -238,7 +239,7 @@ def create_tournament(
     live_view: str = "public",
     **request: Any,
 ) -> tuple[Tournament, list[int]]:
-    """Write a tournament with every match of its schedule queued (``arena.formats``);
+    """Write a tournament with every match of its schedule queued (``arena.competition.formats``);
     returns it and the match ids, in schedule order.  The caller commits, then enqueues.
 
     ``request`` is what ``validate_tournament`` takes: ``bot_ids`` are every entrant; a

@@ -14,7 +14,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from arena.frames import ALL, PUBLIC, compact, record_events, record_frames
+from arena.match.frames import ALL, PUBLIC, compact, record_events, record_frames
 from arena.web.viewer import core_script, drawing_script
 
 

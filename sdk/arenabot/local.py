@@ -3,7 +3,8 @@
 The bot is called with exactly the JSON objects the HTTP protocol would carry (each one
 is encoded and decoded again), through the arena's own referee, so a bot that plays well
 here plays the same over HTTP.  It needs the arena package (the repository that hosts
-the tournaments) installed next to the SDK::
+the tournaments) installed next to the SDK, of which it uses one module, the interface
+``arena.match.local``::
 
     python -m arenabot.local mybot:MyBot --game cactus --matches 20 --opponents random,heuristic
     python -m arenabot.local bot.py:act                    # the one game the bot declares
@@ -215,8 +216,7 @@ class LocalMatches:
         quiet: bool = False,
         out: TextIO | None = None,
     ) -> LocalResult:
-        from arena.games import make_policy
-        from arena.referee import PolicyClient, Referee, policy_rng
+        from arena.match.local import PolicyClient, Referee, make_policy, policy_rng
 
         n_players = len(self.entries)
         standings = [Standing(label) for label in self.labels]
@@ -303,14 +303,12 @@ def prepare(
     in-process bot is already served on a loopback port: ``close()`` the result if it is
     not run)."""
     try:
-        import arena.games  # noqa: F401
+        import arena.match.local  # noqa: F401
     except ModuleNotFoundError as exc:
         if exc.name is not None and exc.name.split(".")[0] == "arena":
             raise ArenaMissing(ARENA_MISSING, name=exc.name) from exc
         raise
-    from arena.games import get_game, make_policy
-    from arena.games.base import OptionsError
-    from arena.referee import policy_rng
+    from arena.match.local import OptionsError, get_game, make_policy, policy_rng
 
     if isinstance(matches, bool) or not isinstance(matches, int) or matches < 1:
         raise UsageError(f"the number of matches must be at least 1, not {matches!r}")
@@ -392,8 +390,7 @@ def _http_bot(
     declares (None: it declares none), and what to close after the matches.  With
     ``concurrent`` > 1 the client never has more requests in flight than the capacity
     (or the arena's own limit per endpoint, for a bot that declares none)."""
-    from arena.clients import EndpointPool, HttpClient
-    from arena.referee import BotFault
+    from arena.match.local import BotFault, EndpointPool, HttpClient
 
     try:
         client = HttpClient(url, secret)

@@ -26,7 +26,7 @@ BATCH = 200  # replays converted per round trip (a classic match is about 200 KB
 
 
 # A migration is frozen in time: it converts with its own copy of the rules of formats 1
-# and 2 (arena.replay has the live ones), so later changes to the code cannot change it.
+# and 2 (arena.match.records has the live ones), so later changes to the code cannot change it.
 def _format_2(record: dict) -> dict:
     if record.get("format", 1) != 1:
         return record

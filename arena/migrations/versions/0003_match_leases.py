@@ -1,7 +1,7 @@
 """match leases
 
 Matches get the lease of the worker playing them (owner and expiry) and the time their
-``run_match`` message was last sent: what ``arena.warden`` needs to take over the match
+``run_match`` message was last sent: what ``arena.worker.warden`` needs to take over the match
 of a worker that died and to send again a message that was lost.
 
 Revision ID: 0003

@@ -68,7 +68,7 @@ def upgrade() -> None:
 
 def _fill_faults(bind: sa.Connection) -> None:
     """Faults, forfeits and matches struck out per entry, from its finished matches (the
-    sums ``arena.standings.record_result`` keeps from now on)."""
+    sums ``arena.competition.standings.record_result`` keeps from now on)."""
     rows = bind.execute(
         sa.select(
             matches.c.tournament_id,

@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session, aliased
 
 from arena import services
 from arena.games import GAMES
+from arena.match.faults import fault_reason
 from arena.models import (
     MATCH_STATUSES,
     Bot,
@@ -26,7 +27,6 @@ from arena.models import (
     RatingChange,
 )
 from arena.relay import sessions
-from arena.replay import fault_reason
 from arena.web import charts
 from arena.web.pages.common import (
     FINISHED,

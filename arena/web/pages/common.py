@@ -22,11 +22,12 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
 import arena
-from arena import formats, services
+from arena import services
+from arena.competition import formats
 from arena.db import Database
 from arena.games import GAMES
+from arena.match.faults import describe_fault, seat_fault_reason
 from arena.models import MATCH_PLAYED, Match, MatchSeat, Tournament
-from arena.replay import describe_fault, seat_fault_reason
 
 bp = Blueprint("web", __name__)
 
@@ -127,7 +128,7 @@ def with_validators(response: Response, etag: str) -> Response:
 
 @bp.app_template_global()
 def format_name(format_id: str) -> str:
-    """A format's title (``arena.formats.FORMATS``); an unknown one's name as stored."""
+    """A format's title (``arena.competition.formats.FORMATS``); an unknown one's name as stored."""
     fmt = formats.FORMATS.get(format_id)
     return fmt.title if fmt is not None else format_id
 
@@ -163,7 +164,7 @@ def signed(value: float | None, digits: int = 2) -> str:
 
 @bp.app_template_filter("fault")
 def fault_text(fault: dict[str, Any] | None) -> str:
-    """A fault and its cause in one line (``arena.replay.describe_fault``)."""
+    """A fault and its cause in one line (``arena.match.faults.describe_fault``)."""
     return describe_fault(fault or {})
 
 
@@ -179,7 +180,7 @@ def compact(value: float | None) -> str:
 
 @bp.app_template_filter("seat_reason")
 def seat_reason(faults: dict[str, Any] | None) -> str:
-    """Why a seat was struck out or forfeited (``arena.replay.seat_fault_reason``)."""
+    """Why a seat was struck out or forfeited (``arena.match.faults.seat_fault_reason``)."""
     return seat_fault_reason(faults) or ""
 
 

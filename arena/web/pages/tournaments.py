@@ -1,7 +1,7 @@
 """Tournaments' pages: the list, the form that starts one (its formats and their fields
 come from ``GET /api/formats``, its games' options embedded in the page), and a
-tournament's page: its format in words (``arena.formats``), progress, standings,
-crosstable and a gauntlet's stop rule from ``arena.standings`` (rows kept as each match
+tournament's page: its format in words (``arena.competition.formats``), progress, standings,
+crosstable and a gauntlet's stop rule from ``arena.competition.standings`` (rows kept as each match
 finishes), and its matches in schedule order."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from flask import Response, abort, render_template
 from sqlalchemy import func, select
 from werkzeug.http import quote_etag
 
-from arena import formats, services, standings
+from arena import services
+from arena.competition import formats, standings
 from arena.games import GAMES
 from arena.models import Bot, Match, Tournament, TournamentEntry
 from arena.relay import sessions

@@ -13,7 +13,7 @@ in its caller's transaction and leaves the commit to it.
 
 - **A lost lease is not the match's fault.**  A worker that dies (``kill -9``, out of
   memory, a machine gone or cut off) loses the lease on every match it held; another
-  worker claims them again (``arena.warden``).  That counts in ``lost_leases``, never in
+  worker claims them again (``arena.worker.warden``).  That counts in ``lost_leases``, never in
   ``failures``: only a failure of the match itself (an error while playing or recording
   it, its time limit) counts toward giving up.  Past ``LOST_LEASE_ALERT`` lost leases a
   match is still played, and each further loss is logged as an error and noted on the
@@ -49,8 +49,11 @@ from sqlalchemy import delete, event, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
-from arena import live
-from arena.formats import MAX_SEED
+from arena.competition.formats import MAX_SEED
+from arena.competition.ratings import EloConfig, apply_match
+from arena.competition.standings import record_result, skip_unplayed
+from arena.match.faults import describe_fault, fault_summary
+from arena.match.referee import MatchRecord
 from arena.models import (
     MATCH_ENDED,
     MATCH_OPEN,
@@ -67,10 +70,7 @@ from arena.models import (
     aware,
     utcnow,
 )
-from arena.ratings import EloConfig, apply_match
-from arena.referee import MatchRecord
-from arena.replay import describe_fault, fault_summary
-from arena.standings import record_result, skip_unplayed
+from arena.worker import live
 
 log = logging.getLogger(__name__)
 

@@ -31,8 +31,8 @@ from kombu.utils.json import dumps
 
 log = logging.getLogger(__name__)
 
-TRANSPORT = "arena.broker:Transport"  # the value of Celery's ``broker_transport``
-REDIS_TRANSPORT = "arena.broker:RedisTransport"  # the same for a redis:// broker
+TRANSPORT = "arena.worker.broker:Transport"  # the value of Celery's ``broker_transport``
+REDIS_TRANSPORT = "arena.worker.broker:RedisTransport"  # the same for a redis:// broker
 
 
 def write_atomically(path: Path, data: bytes) -> None:

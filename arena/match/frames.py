@@ -30,8 +30,9 @@ from typing import Any
 import orjson
 
 from arena.games import get_game
+from arena.match.faults import describe_fault
+from arena.match.records import answers, seat_events
 from arena.models import MATCH_OPEN
-from arena.replay import answers, describe_fault, seat_events
 
 Perspective = int | str
 ALL = "all"

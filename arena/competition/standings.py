@@ -24,7 +24,7 @@ from typing import Any
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from arena.formats import Sprt, sprt_decision, sprt_llr
+from arena.competition.formats import Sprt, sprt_decision, sprt_llr
 from arena.models import (
     MATCH_OPEN,
     Bot,

@@ -1,6 +1,6 @@
 """Running matches, as they are played: a worker process writes its matches' steps as
 they come (``LiveWriter``), and a match's page reads them back (``steps_so_far``) to draw
-the table with ``arena.frames``.
+the table with ``arena.match.frames``.
 
 One writer per process gathers the new steps of all its matches and writes them every
 ``interval`` seconds in one transaction: a worker with a hundred matches in flight makes

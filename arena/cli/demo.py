@@ -32,11 +32,11 @@ from types import FrameType
 from typing import IO, Any
 
 from arena.app import create_app
+from arena.cli.client import ArenaClient, RemoteError
+from arena.cli.processes import make_web_server, stop_processes, worker_command
 from arena.config import from_env
 from arena.db import Database
 from arena.games import GAMES
-from arena.processes import make_web_server, stop_processes, worker_command
-from arena.remote import ArenaClient, RemoteError
 
 # per game: (bot name suffix, policy) and the seats of its round robin
 LINEUPS: dict[str, tuple[list[tuple[str, str]], int]] = {

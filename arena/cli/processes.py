@@ -1,6 +1,6 @@
 """What the commands that start servers share (``arena serve``, ``arena demo``, the
 tests): a worker's command line, stopping worker processes, and a web server that reports
-a port it cannot listen on.  Its own module so that ``arena.demo`` need not import
+a port it cannot listen on.  Its own module so that ``arena.cli.demo`` need not import
 ``arena.cli``, which imports the demo."""
 
 from __future__ import annotations

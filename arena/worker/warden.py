@@ -38,9 +38,9 @@ from typing import Any
 
 from sqlalchemy import func, or_, select, update
 
-from arena import lifecycle
 from arena.db import Database
 from arena.models import Match, utcnow
+from arena.worker import lifecycle
 
 log = logging.getLogger(__name__)
 
@@ -141,7 +141,7 @@ class Warden:
     # -- the three duties ---------------------------------------------------------------
     def renew(self) -> list[int]:
         """Push the lease of every held match, and this process's pins of bots
-        (``arena.lifecycle.pin_bots``), a lease ahead; the matches whose lease is no longer
+        (``arena.worker.lifecycle.pin_bots``), a lease ahead; the matches whose lease is no longer
         this process's are told to stop.  Returns those."""
         with self._lock:
             held = dict(self._held)

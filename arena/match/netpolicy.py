@@ -1,4 +1,5 @@
-"""Which addresses a bot endpoint may have (DESIGN.md, "Non-negotiable" 4).
+"""Which addresses a bot endpoint may have.  Endpoints are untrusted: a bot must not make
+the arena call into the operator's own networks.
 
 An allow list, not a deny list: an endpoint may be called only at a globally routable
 address (``is_global``), or at an address in one of the networks the operator lists

@@ -1,0 +1,56 @@
+"""The ``arena`` command: its parser, assembled from the command families (``local``:
+no server; ``server``: the arena's processes; ``remote``: against a running arena), and
+``main``.  ``output`` is what they print with; ``demo``, ``processes`` and ``client``
+(the API client) serve the families."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from arena.cli import local, remote, server
+from arena.cli.output import UsageError
+from arena.config import ConfigError
+from arena.games.base import OptionsError
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Exit status: 0 done; 1 a check failed (arena replay, ratings rebuild) or the server
+    failed (a 5xx); 2 a mistake: an argument, a file, a refused call, a server not
+    reached.  Either way one line on stderr, never a traceback."""
+    from arena.cli.client import RemoteError
+
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (OptionsError, ConfigError, UsageError) as exc:
+        print(f"arena: {exc}", file=sys.stderr)
+        return 2
+    except RemoteError as exc:
+        print(f"arena: {exc}", file=sys.stderr)
+        return 1 if exc.server_side else 2
+    except KeyboardInterrupt:
+        return 130
+
+
+DESCRIPTION = "The ``arena`` command."
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="arena", description=DESCRIPTION)
+    sub = parser.add_subparsers(dest="command", required=True)
+    local.add_commands(sub)
+    server.add_commands(sub)
+    ratings = sub.add_parser(
+        "ratings", help="ratings: rebuild them from the match history, or show a leaderboard"
+    )
+    ratings_sub = ratings.add_subparsers(dest="action", required=True)
+    server.add_ratings_commands(ratings_sub)
+    remote.add_ratings_commands(ratings_sub)
+    remote.add_commands(sub)
+    return parser
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,505 @@
+"""The commands against a running arena, through its JSON API (``arena.cli.client``):
+``arena bots``, ``tournaments``, ``matches`` and ``ratings show``.  Each prints a
+summary, or with ``--json`` the API's answer as it is.
+
+The arena is the one at --server ($ARENA_SERVER).  A refusal (4xx), a server that is
+down, slow or not an arena: one line and exit status 2; a server that failed (5xx): 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import TYPE_CHECKING, Any
+
+from arena.cli.local import check_writable, parse_options, write_replay_file
+from arena.cli.output import (
+    UsageError,
+    at_least,
+    cell,
+    interval,
+    print_fields,
+    print_table,
+    printed_as_json,
+    when,
+)
+from arena.competition.formats import DEFAULT_FORMAT, FORMATS
+from arena.games import GAMES
+
+if TYPE_CHECKING:
+    from arena.cli.client import ArenaClient
+
+
+def _client(args: argparse.Namespace) -> ArenaClient:
+    from arena.cli.client import DEFAULT_SERVER, SERVER_ENV, ArenaClient
+
+    if args.timeout <= 0:
+        raise UsageError(f"--timeout must be more than 0 seconds, not {args.timeout:g}")
+    server = args.server or os.environ.get(SERVER_ENV) or DEFAULT_SERVER
+    return ArenaClient(server, timeout=args.timeout)
+
+
+def _token(name: str) -> tuple[str, str | None]:
+    return name, os.environ.get(name, "").strip() or None
+
+
+def _ids(flag: str, text: str) -> list[int]:
+    try:
+        ids = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise UsageError(f"{flag} {text!r}: give bot ids separated by commas, e.g. 1,2,3") from None
+    if not ids:
+        raise UsageError(f"{flag} names no bot id")
+    return ids
+
+
+def cmd_bots_register(args: argparse.Namespace) -> int:
+    body: dict[str, Any] = {"name": args.name, "endpoint": args.endpoint, "owner": args.owner}
+    if args.games:
+        body["games"] = [g.strip() for g in args.games.split(",") if g.strip()]
+    if args.description:
+        body["description"] = args.description
+    if args.signing_secret:
+        body["signing_secret"] = args.signing_secret
+    with _client(args) as client:
+        bot = client.post("/api/bots", body)
+    if printed_as_json(args, bot):
+        return 0
+    print(f"bot {bot['id']} registered: {bot['name']} at {bot['endpoint']}, "
+          f"plays {', '.join(bot['games'])}")  # fmt: skip
+    print(f"owner token:    {bot['owner_token']}")
+    print(f"signing secret: {bot['signing_secret']}")
+    print("Both are shown this once. Keep the owner token to manage the bot (as "
+          "ARENA_OWNER_TOKEN);\nstart the bot with the signing secret.")  # fmt: skip
+    return 0
+
+
+def _reader_token() -> tuple[str, str | None]:
+    """The token a read of bots sends: the organiser's (every endpoint) when set, else a
+    bot's owner token (its own endpoint); the server shows endpoints to nobody else."""
+    from arena.cli.client import ORGANISER_TOKEN_ENV, OWNER_TOKEN_ENV
+
+    organiser = _token(ORGANISER_TOKEN_ENV)
+    return organiser if organiser[1] else _token(OWNER_TOKEN_ENV)
+
+
+def cmd_bots_list(args: argparse.Namespace) -> int:
+    query = {k: v for k, v in (("game", args.game), ("status", args.status)) if v}
+    with _client(args) as client:
+        bots = client.get_all("/api/bots", _reader_token(), **query)
+    if printed_as_json(args, bots):
+        return 0
+    if not bots:
+        print("no bot" + (" matches" if query else " is registered"))
+        return 0
+    header = ["id", "name", "owner", "status", "games"]
+    rows = [[b["id"], b["name"], b["owner"], b["status"], b["games"]] for b in bots]
+    if any("endpoint" in b for b in bots):  # only those the token may see: "-" for others
+        header.append("endpoint")
+        for row, bot in zip(rows, bots, strict=True):
+            row.append(bot.get("endpoint", "-"))
+    print_table(header, rows)
+    return 0
+
+
+def cmd_bots_show(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        bot = client.get_object(f"/api/bots/{args.id}", _reader_token())
+    if printed_as_json(args, bot):
+        return 0
+    info = bot.get("info") or {}
+    declared = " ".join(str(info[key]) for key in ("name", "version") if info.get(key))
+    if info.get("author"):
+        declared += f" by {info['author']}"
+    status = bot["status"] + (f" ({bot['paused_reason']})" if bot.get("paused_reason") else "")
+    print(f"bot {bot['id']}: {bot['name']}")
+    print_fields(
+        [
+            ("status", status),
+            ("owner", bot["owner"]),
+            *([("endpoint", bot["endpoint"])] if "endpoint" in bot else []),
+            ("games", bot["games"]),
+            ("declares", declared or None),
+            ("description", bot.get("description") or None),
+            ("registered", when(bot.get("created_at"))),
+        ]
+    )
+    if bot.get("ratings"):
+        print("Elo")
+        print_table(
+            ["game", "Elo", "matches"],
+            [[r["game"], r["elo"], r["matches"]] for r in bot["ratings"]],
+            indent="  ",
+        )
+    if bot.get("recent_faults"):
+        print("Recent matches with faults")
+        print_table(
+            ["match", "game", "faults", "kinds", "forfeited"],
+            [
+                [
+                    f["match_id"],
+                    f["game"],
+                    f["count"],
+                    ", ".join(f"{k} x{n}" for k, n in sorted(f["kinds"].items())),
+                    f["forfeited"],
+                ]
+                for f in bot["recent_faults"]
+            ],
+            indent="  ",
+        )
+    return 0
+
+
+def cmd_bots_rotate(args: argparse.Namespace) -> int:
+    from arena.cli.client import OWNER_TOKEN_ENV
+
+    body: dict[str, Any] = {}
+    if args.only:
+        body["rotate"] = [args.only]
+    if args.signing_secret:
+        body["signing_secret"] = args.signing_secret
+    with _client(args) as client:
+        answer = client.post(f"/api/bots/{args.id}/rotate", body, token=_token(OWNER_TOKEN_ENV))
+    if printed_as_json(args, answer):
+        return 0
+    print(f"bot {answer['id']} ({answer['name']}): new {' and '.join(answer['rotated'])}")
+    for name in ("owner_token", "signing_secret"):
+        if name in answer:
+            print(f"{name.replace('_', ' ') + ':':<15} {answer[name]}")
+    print("Shown this once; the old values no longer work.")
+    return 0
+
+
+def cmd_tournaments_start(args: argparse.Namespace) -> int:
+    from arena.cli.client import ORGANISER_TOKEN_ENV
+
+    at_least("--seats", args.seats, 2)
+    at_least("--games-per-pairing", args.games_per_pairing, 1)
+    at_least("--matches-per-bot", args.matches_per_bot, 1)
+    at_least("--seed", args.seed, 0)
+    seats = args.seats
+    if seats is None:  # the smallest table of the game, where this command knows it
+        seats = max(2, GAMES[args.game].min_players) if args.game in GAMES else 2
+    body: dict[str, Any] = {
+        "name": args.name or f"{args.game} {args.format.replace('_', ' ')}",
+        "game": args.game,
+        "format": args.format,
+        "bot_ids": _ids("--bots", args.bots),
+        "seats_per_match": seats,
+    }
+    if args.format in FORMATS and FORMATS[args.format].takes("games_per_pairing"):
+        body["games_per_pairing"] = args.games_per_pairing or seats
+    elif args.games_per_pairing is not None:
+        body["games_per_pairing"] = args.games_per_pairing  # the server says why not
+    optional = {
+        "matches_per_bot": args.matches_per_bot,
+        "challenger_ids": args.challengers and _ids("--challengers", args.challengers),
+        "sprt": parse_options(args.sprt) if args.sprt else None,
+        "preset": args.preset,
+        "options": parse_options(args.options) if args.options else None,
+        "deal": args.deal,
+        "seed": args.seed,
+        "live_view": args.live_view,
+    }
+    body.update({k: v for k, v in optional.items() if v is not None})
+    with _client(args) as client:
+        tournament = client.post("/api/tournaments", body, token=_token(ORGANISER_TOKEN_ENV))
+    if printed_as_json(args, tournament):
+        return 0
+    _print_tournament(tournament)
+    return 0
+
+
+def cmd_tournaments_show(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        # the crosstable grows with the square of the bots: only in --json
+        tournament = client.get_object(
+            f"/api/tournaments/{args.id}", **({} if args.json else {"crosstable": "false"})
+        )
+    if printed_as_json(args, tournament):
+        return 0
+    _print_tournament(tournament)
+    return 0
+
+
+def cmd_tournaments_cancel(args: argparse.Namespace) -> int:
+    from arena.cli.client import ORGANISER_TOKEN_ENV
+
+    with _client(args) as client:
+        tournament = client.post(
+            f"/api/tournaments/{args.id}/cancel", token=_token(ORGANISER_TOKEN_ENV)
+        )
+    if printed_as_json(args, tournament):
+        return 0
+    _print_tournament(tournament)
+    return 0
+
+
+def _print_tournament(t: dict[str, Any]) -> None:
+    what = ", ".join(
+        [t["game"], t["format"].replace("_", " "), f"{t['seats_per_match']} seats"]
+        + (["duplicate deals"] if t.get("deal") == "duplicate" else [])
+    )
+    print(f"tournament {t['id']}: {t['name']} ({what}), {t['status']}")
+    p = t["progress"]
+    done = p["finished"] + p["failed"] + p["cancelled"]
+    counts = ", ".join(
+        f"{p[k]} {k}" for k in ("finished", "running", "queued", "failed", "cancelled") if p[k]
+    )
+    print(f"  matches: {done}/{p['total']} over" + (f" ({counts})" if counts else ""))
+    standings = t.get("standings") or []
+    if standings:
+        duplicate = t.get("deal") == "duplicate"
+        headers = ["#", "bot", "id", "matches", "points", "per match", "wins", "mean rank"]
+        headers += ["faults", "struck out", "forfeits"]
+        rows = [
+            [i, s["name"], s["bot_id"], s["matches"], s["points"], s.get("points_per_match"),
+             s["wins"], s.get("mean_rank"), s.get("faults"), s.get("struck_out"),
+             s.get("forfeits")]
+            + ([s.get("par_per_deal")] if duplicate else [])
+            for i, s in enumerate(standings, start=1)
+        ]  # fmt: skip
+        print_table(headers + (["par per deal"] if duplicate else []), rows, indent="  ")
+    sprt = t.get("sprt_status")
+    if sprt:
+        for c in sprt.get("challengers", []):
+            decision = {"H1": "passed", "H0": "failed"}.get(c.get("decision"), "open")
+            print(f"  challenger {c['name']}: {decision} after {c['observations']} "
+                  f"(LLR {c['llr']:.2f} in {sprt['lower']:.2f}..{sprt['upper']:.2f})")  # fmt: skip
+
+
+def cmd_ratings_show(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        rows = client.get_list(f"/api/ratings/{args.game}")
+    if printed_as_json(args, rows):
+        return 0
+    if not rows:
+        print(f"{args.game}: no rated bot yet")
+        return 0
+    print(f"Leaderboard — {args.game}")
+    print_table(
+        ["#", "bot", "id", "Elo", "matches", "fitted (95% interval)"],
+        [
+            [
+                i,
+                r["name"],
+                r["bot_id"],
+                round(r["elo"], 1),
+                r["matches"],
+                interval(r.get("fitted")),
+            ]
+            for i, r in enumerate(rows, start=1)
+        ],
+        indent="  ",
+    )
+    return 0
+
+
+def cmd_matches_list(args: argparse.Namespace) -> int:
+    at_least("--limit", args.limit, 1)
+    query = {
+        name: value
+        for name, value in (
+            ("tournament_id", args.tournament),
+            ("bot_id", args.bot),
+            ("game", args.game),
+            ("status", args.status),
+        )
+        if value is not None
+    }
+    with _client(args) as client:
+        matches = client.get_list("/api/matches", **query, page_size=min(args.limit, 100))
+    if printed_as_json(args, matches):
+        return 0
+    if not matches:
+        print("no match" + (" matches" if query else " yet"))
+        return 0
+    print_table(
+        ["id", "game", "status", "tournament", "seats", "ranks", "finished"],
+        [
+            [
+                m["id"],
+                m["game"],
+                m["status"],
+                m.get("tournament_id"),
+                " ".join(s["bot_name"] for s in m.get("seats", [])),
+                " ".join(cell(s.get("rank")) for s in m.get("seats", [])),
+                when(m.get("finished_at")),
+            ]
+            for m in matches
+        ],
+    )
+    return 0
+
+
+def cmd_matches_show(args: argparse.Namespace) -> int:
+    from arena.match.faults import seat_fault_reason
+
+    with _client(args) as client:
+        match = client.get_object(f"/api/matches/{args.id}")
+    if printed_as_json(args, match):
+        return 0
+    where = f"tournament {match['tournament_id']}" if match.get("tournament_id") else match["kind"]
+    facts = [match["game"], match["status"], where, "rated" if match.get("rated") else "unrated"]
+    if match.get("seed") is not None:
+        facts.append(f"seed {match['seed']}")
+    print(f"match {match['id']}: " + ", ".join(facts))
+    print_table(
+        ["seat", "bot", "id", "rank", "score", "strikes", "faults"],
+        [
+            [s["seat"], s["bot_name"], s["bot_id"], s.get("rank"), s.get("score"),
+             s["strikes"], seat_fault_reason(s.get("faults"))]
+            for s in match.get("seats", [])
+        ],
+        indent="  ",
+    )  # fmt: skip
+    if match.get("error"):
+        print(f"  error: {match['error']}")
+    return 0
+
+
+def cmd_matches_replay(args: argparse.Namespace) -> int:
+    out = args.output or f"match-{args.id}.json"
+    check_writable(out)
+    with _client(args) as client:
+        record = client.get_object(f"/api/matches/{args.id}/replay")
+    write_replay_file(out, [record])
+    if out != "-":
+        print(f"match {args.id}'s replay written to {out} (arena replay and arena view read it)")
+    return 0
+
+
+def _remote_options(json_flag: bool = True) -> argparse.ArgumentParser:
+    from arena.cli.client import DEFAULT_SERVER, READ_TIMEOUT, SERVER_ENV
+
+    options = argparse.ArgumentParser(add_help=False)
+    options.add_argument(
+        "--server", metavar="URL", help=f"the arena (default: ${SERVER_ENV}, else {DEFAULT_SERVER})"
+    )
+    options.add_argument(
+        "--timeout",
+        type=float,
+        default=READ_TIMEOUT,
+        metavar="SECONDS",
+        help=f"for one answer ({READ_TIMEOUT:g})",
+    )
+    if json_flag:
+        options.add_argument("--json", action="store_true", help="print the API's JSON")
+    return options
+
+
+def add_commands(sub: Any) -> None:
+    """``arena bots``, ``tournaments`` and ``matches``: the JSON API of a running arena."""
+    from arena.cli.client import ORGANISER_TOKEN_ENV, OWNER_TOKEN_ENV
+
+    remote = _remote_options()
+
+    bots = sub.add_parser("bots", help="register, list and show bots on a running server")
+    bots_sub = bots.add_subparsers(dest="action", required=True)
+    register = bots_sub.add_parser(
+        "register",
+        parents=[remote],
+        help="register a bot endpoint (the arena calls its GET / first)",
+        description="Prints the owner token and the signing secret: they are shown once.",
+    )
+    register.add_argument("name")
+    register.add_argument("endpoint", metavar="URL", help="the bot's address, http://host:port")
+    register.add_argument("--owner", required=True, help="who runs it (a name or an e-mail)")
+    register.add_argument("--games", help="comma-separated (default: every game it declares)")
+    register.add_argument("--description")
+    register.add_argument(
+        "--signing-secret", help="choose the secret (16 to 128 printable ASCII, no spaces)"
+    )
+    register.set_defaults(func=cmd_bots_register)
+    listing = bots_sub.add_parser("list", parents=[remote], help="every bot not deleted")
+    listing.add_argument("--game")
+    listing.add_argument("--status", help="active, disabled, paused or deleted")
+    listing.set_defaults(func=cmd_bots_list)
+    show = bots_sub.add_parser(
+        "show", parents=[remote], help="one bot: its Elo per game and its recent faults"
+    )
+    show.add_argument("id", type=int)
+    show.set_defaults(func=cmd_bots_show)
+    rotate = bots_sub.add_parser(
+        "rotate",
+        parents=[remote],
+        help=f"new owner token and/or signing secret (its owner: ${OWNER_TOKEN_ENV})",
+    )
+    rotate.add_argument("id", type=int)
+    rotate.add_argument("--only", choices=["owner_token", "signing_secret"], help="default: both")
+    rotate.add_argument("--signing-secret", help="choose the new secret")
+    rotate.set_defaults(func=cmd_bots_rotate)
+
+    tournaments = sub.add_parser(
+        "tournaments", help="start, show and cancel tournaments on a running server"
+    )
+    t_sub = tournaments.add_subparsers(dest="action", required=True)
+    start = t_sub.add_parser(
+        "start",
+        parents=[remote],
+        help=f"start a tournament (the organiser token: ${ORGANISER_TOKEN_ENV})",
+        description="The fields of POST /api/tournaments; see its OpenAPI description.",
+    )
+    start.add_argument("game")
+    start.add_argument("--bots", required=True, metavar="IDS", help="bot ids, e.g. 1,2,3,4")
+    start.add_argument(
+        "--seats", type=int, help="seats per match (default: the game's smallest table)"
+    )
+    start.add_argument("--name", help="default: the game and the format")
+    start.add_argument(
+        "--format", default=DEFAULT_FORMAT, help=f"{', '.join(FORMATS)} (default {DEFAULT_FORMAT})"
+    )
+    start.add_argument(
+        "--games-per-pairing", type=int, help="round_robin: a multiple of --seats (default: it)"
+    )
+    start.add_argument("--matches-per-bot", type=int, help="balanced and gauntlet")
+    start.add_argument("--challengers", metavar="IDS", help="gauntlet: the bots tried")
+    start.add_argument("--sprt", metavar="K=V,...", help="gauntlet's stop rule, e.g. elo1=20")
+    start.add_argument("--preset")
+    start.add_argument("--options", help="name[=json],... overriding the preset")
+    start.add_argument("--deal", help="independent (default) or duplicate")
+    start.add_argument("--seed", type=int)
+    start.add_argument("--live-view", help="public (default) or everyone")
+    start.set_defaults(func=cmd_tournaments_start)
+    t_show = t_sub.add_parser(
+        "show", parents=[remote], help="progress and standings (--json: the crosstable too)"
+    )
+    t_show.add_argument("id", type=int)
+    t_show.set_defaults(func=cmd_tournaments_show)
+    cancel = t_sub.add_parser(
+        "cancel", parents=[remote], help=f"cancel its queued matches (${ORGANISER_TOKEN_ENV})"
+    )
+    cancel.add_argument("id", type=int)
+    cancel.set_defaults(func=cmd_tournaments_cancel)
+
+    matches = sub.add_parser("matches", help="list and show matches, download replays")
+    m_sub = matches.add_subparsers(dest="action", required=True)
+    m_list = m_sub.add_parser("list", parents=[remote], help="matches, newest first")
+    m_list.add_argument("--tournament", type=int, metavar="ID")
+    m_list.add_argument("--bot", type=int, metavar="ID", help="a bot in any seat")
+    m_list.add_argument("--game")
+    m_list.add_argument("--status", help="queued, running, finished, failed or cancelled")
+    m_list.add_argument("--limit", type=int, default=20, help="the newest N (20; at most 100)")
+    m_list.set_defaults(func=cmd_matches_list)
+    m_show = m_sub.add_parser("show", parents=[remote], help="seats, ranks, scores and faults")
+    m_show.add_argument("id", type=int)
+    m_show.set_defaults(func=cmd_matches_show)
+    m_replay = m_sub.add_parser(
+        "replay",
+        parents=[_remote_options(json_flag=False)],
+        help="download a finished match's record as a replay file",
+    )
+    m_replay.add_argument("id", type=int)
+    m_replay.add_argument(
+        "-o", "--output", metavar="FILE", help="default: match-ID.json; - for stdout"
+    )
+    m_replay.set_defaults(func=cmd_matches_replay)
+
+
+def add_ratings_commands(ratings_sub: Any) -> None:
+    """``ratings show``."""
+    show = ratings_sub.add_parser(
+        "show", parents=[_remote_options()], help="a game's leaderboard on a running server"
+    )
+    show.add_argument("game")
+    show.set_defaults(func=cmd_ratings_show)

@@ -1,0 +1,219 @@
+"""The commands that run the arena's processes: ``arena serve`` (the web server),
+``worker`` and ``beat`` (Celery), ``demo`` (all of them and the sample bots), ``db
+upgrade`` and ``ratings rebuild`` (on the local database)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from arena.cli.output import UsageError, at_least, check_port
+from arena.config import Config
+from arena.games import GAMES, get_game
+
+
+@contextmanager
+def database_errors() -> Iterator[None]:
+    """A database that cannot be used (a URL that is not one, a server that is down, a
+    file without the arena's tables) is one line, not SQLAlchemy's page of traceback."""
+    from sqlalchemy.exc import ArgumentError, DBAPIError
+
+    try:
+        yield
+    except ArgumentError:
+        raise UsageError(
+            "ARENA_DATABASE_URL is not a database URL "
+            "(e.g. postgresql+psycopg://arena@db/arena, or unset for SQLite in the data dir)"
+        ) from None
+    except DBAPIError as exc:
+        reason = str(exc.orig).strip().splitlines()[0] if str(exc.orig).strip() else repr(exc)
+        raise UsageError(f"the database cannot be used: {reason}") from None
+
+
+def upgraded_database(config: Config) -> None:
+    """The schema brought to the newest migration (serve, worker and db upgrade)."""
+    from arena.db import Database
+
+    with database_errors():
+        database = Database(config.database_url)
+        try:
+            database.upgrade()
+        finally:
+            database.dispose()
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from arena.app import create_app
+    from arena.cli.processes import make_web_server
+    from arena.config import from_env
+
+    check_port("--port", args.port, lowest=0)
+    config = from_env()
+    upgraded_database(config)
+    app = create_app(config)
+    try:
+        server = make_web_server(args.host, args.port, app)
+    except OSError as exc:
+        raise UsageError(
+            f"cannot listen on {args.host}:{args.port} ({exc.strerror or exc}): "
+            "choose another --port or --host"
+        ) from None
+    url = f"http://{args.host}:{server.port}/"
+    print(f"arena: serving on {url} (profile {config.profile})", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    from arena.config import from_env
+    from arena.worker.celery_app import worker_app
+
+    at_least("--concurrency", args.concurrency, 1)
+    config = from_env()
+    upgraded_database(config)
+    app = worker_app(config)  # every task registered
+    # a worker keeps connections to many bots open at once: as many files as allowed
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    concurrency = args.concurrency or config.worker_concurrency
+    argv = ["worker", f"--pool={args.pool}", f"--concurrency={concurrency}",
+            f"--loglevel={args.loglevel}"]  # fmt: skip
+    if args.hostname:
+        argv.append(f"--hostname={args.hostname}")
+    app.worker_main(argv)
+    return 0
+
+
+def cmd_beat(args: argparse.Namespace) -> int:
+    from arena.config import from_env
+    from arena.worker.celery_app import worker_app
+
+    config = from_env()
+    app = worker_app(config)  # every task registered
+    schedule = config.data_dir / "celerybeat-schedule"
+    app.start(["beat", f"--loglevel={args.loglevel}", f"--schedule={schedule}"])
+    return 0
+
+
+def cmd_db(args: argparse.Namespace) -> int:
+    from arena.config import from_env
+
+    upgraded_database(from_env())
+    print("arena: the database schema is up to date")
+    return 0
+
+
+def cmd_ratings_rebuild(args: argparse.Namespace) -> int:
+    from arena.config import embedded_database, from_env
+    from arena.db import Database
+    from arena.worker.refits import rebuild_ratings
+
+    games = [get_game(args.game).id] if args.game else sorted(GAMES)
+    path = embedded_database(os.environ)
+    if path is not None and not path.is_file():  # connecting would create an empty one
+        raise UsageError(
+            f"no database at {path}: run this where the arena keeps its data, or point "
+            "ARENA_DATA_DIR (or ARENA_DATABASE_URL) at it"
+        )
+    with database_errors():
+        database = Database(from_env().database_url)
+        try:
+            reports = [rebuild_ratings(database, game_id, write=args.write) for game_id in games]
+        finally:
+            database.dispose()
+    mismatched = 0
+    for game_id, report in zip(games, reports, strict=True):
+        differences = report["differences"]
+        mismatched += bool(differences)
+        state = "equal to what is stored" if not differences else f"{len(differences)} differ"
+        print(f"{game_id}: {report['matches']} rated matches replayed; Elo {state}")
+        for bot_id, (stored, rebuilt) in sorted(differences.items()):
+            print(f"  bot {bot_id}: stored {stored}, rebuilt {rebuilt}")
+    if mismatched and args.write:
+        print("arena: the rebuilt ratings were written")
+        return 0
+    return 1 if mismatched else 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from arena.cli.demo import DemoError, run_demo
+
+    try:
+        return run_demo(args)
+    except DemoError as exc:  # raised before anything started: a mistake in the arguments
+        raise UsageError(str(exc)) from None
+
+
+def add_commands(sub: Any) -> None:
+    """``demo``, ``serve``, ``worker``, ``beat`` and ``db``."""
+    demo = sub.add_parser(
+        "demo",
+        help="start the web server, a worker and the sample bots; run a round robin per game",
+    )
+    demo.add_argument("--host", default="127.0.0.1")
+    demo.add_argument("--port", type=int, default=8000)
+    demo.add_argument("--games", help="comma-separated game ids (default: every game)")
+    demo.add_argument("--games-per-pairing", type=int, default=None)
+    demo.add_argument("--workers", type=int, default=1, help="worker processes")
+    demo.add_argument("--data-dir", help="keep the demo's database here (default: a new one)")
+    demo.add_argument("--exit-when-done", action="store_true", help="do not serve afterwards")
+    demo.add_argument(
+        "--bot-port",
+        type=int,
+        default=0,
+        metavar="N",
+        help="the sample bots listen on N, N+1, ... (default: free ports)",
+    )
+    demo.set_defaults(func=cmd_demo)
+
+    serve = sub.add_parser("serve", help="the web server (pages and JSON API)")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.set_defaults(func=cmd_serve)
+
+    worker = sub.add_parser("worker", help="a Celery worker that plays matches")
+    worker.add_argument(
+        "--concurrency",
+        type=int,
+        help="matches played at once (default: $ARENA_WORKER_CONCURRENCY, else 100)",
+    )
+    worker.add_argument(
+        "--pool",
+        choices=["threads", "prefork", "solo"],
+        default="threads",
+        help="threads: many matches in this process (the default); prefork: one process "
+        "per match, --concurrency of them; solo: one match at a time",
+    )
+    worker.add_argument("--loglevel", default="WARNING")
+    worker.add_argument("--hostname", help="the worker's node name (default celery@host)")
+    worker.set_defaults(func=cmd_worker)
+
+    beat = sub.add_parser("beat", help="Celery beat: the rated ladder and housekeeping")
+    beat.add_argument("--loglevel", default="WARNING")
+    beat.set_defaults(func=cmd_beat)
+
+    db = sub.add_parser("db", help="database schema")
+    db.add_argument("action", choices=["upgrade"])
+    db.set_defaults(func=cmd_db)
+
+
+def add_ratings_commands(ratings_sub: Any) -> None:
+    """``ratings rebuild``."""
+    rebuild = ratings_sub.add_parser(
+        "rebuild", help="replay the rated history and compare with the stored Elo (local data)"
+    )
+    rebuild.add_argument("--game", help="one game (default: every game)")
+    rebuild.add_argument(
+        "--write", action="store_true", help="store the rebuilt Elo where it differs"
+    )
+    rebuild.set_defaults(func=cmd_ratings_rebuild)
