@@ -22,7 +22,7 @@ from arena.db import alembic_config
 from arena.models import Bot, Match, MatchSeat
 from arena.services import hash_token
 from sample_bots.policy_bot import PolicyBot
-from tests.test_api import auth, counts, error, register
+from tests.support.api import auth, counts, error, register
 
 OWN_SECRET = "my-own-secret-0123456789"
 

@@ -17,12 +17,13 @@ from sqlalchemy import func, select
 from arena.games import GAMES
 from arena.games.cactus.engine import PAGAT_POWERS
 from arena.models import Tournament
-from tests import test_browser
-from tests.test_browser import shoot, shoot_part, submitted
-from tests.test_web import add_bot
 
 # the browser tests' fixtures (this module gets a site of its own: they are module-scoped)
-browser, page, site = test_browser.browser, test_browser.page, test_browser.site
+from tests.support.browser import browser as browser
+from tests.support.browser import page as page
+from tests.support.browser import shoot, shoot_part, submitted
+from tests.support.browser import site as site
+from tests.support.web import add_bot
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from arena.cli import main, parse_options
 from arena.games import get_game
 from arena.games.base import IllegalAction
 from arena.replay import answers
-from tests.test_replays import format_1
+from tests.support.replays import format_1
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

@@ -23,7 +23,7 @@ from arena import services, tasks
 from arena.games import make_policy
 from arena.models import Match
 from arena.referee import PolicyClient, Referee, policy_rng
-from tests.test_web import add_bot, page_text
+from tests.support.web import add_bot, page_text
 
 CARD = re.compile(r"\b(10|[2-9AJQK])[CDHS]\b")  # a card's code, anywhere in a page
 PERSPECTIVES = ("all", "public", "0", "1")

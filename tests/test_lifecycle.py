@@ -30,7 +30,7 @@ from arena.models import (
 )
 from arena.referee import MatchRecord, PolicyClient, Referee, policy_rng
 from arena.replay import check
-from tests.lanes import postgres_url
+from tests.support.lanes import postgres_url
 
 LEASE = dt.timedelta(seconds=15)
 SEATS = 3

@@ -27,7 +27,7 @@ from arena.models import Match, MatchSeat, RatingChange, Replay
 from arena.replay import check
 from arena.tasks import enqueue_matches, rebuild_ratings
 from sample_bots.policy_bot import PolicyBot
-from tests.lanes import Lane, lane, wait_for
+from tests.support.lanes import Lane, lane, wait_for
 
 RECOVERY = 60.0  # seconds from the kill to the match's result, at the default lease
 THINK = 0.03  # seconds a bot takes per answer

@@ -21,7 +21,7 @@ from arena.referee import (
     policy_rng,
 )
 from arena.replay import check
-from tests.badbots import absent_bot_url, closing_bot, http_bot
+from tests.support.badbots import absent_bot_url, closing_bot, http_bot
 
 MAX_STRIKES = 3
 

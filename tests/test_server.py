@@ -21,8 +21,8 @@ from arena.models import Match, MatchSeat, Rating, RatingChange, Replay
 from arena.replay import check
 from arena.tasks import enqueue_matches, rebuild_ratings
 from sample_bots.policy_bot import PolicyBot
-from tests.badbots import serving
-from tests.lanes import Lane, lane, wait_for
+from tests.support.badbots import serving
+from tests.support.lanes import Lane, lane, wait_for
 
 pytestmark = pytest.mark.xdist_group("server")
 

@@ -21,7 +21,7 @@ from arena.games import make_policy
 from arena.models import Bot, Match, TournamentEntry
 from arena.referee import Client, PolicyClient, Referee, policy_rng
 from arena.standings import record_result
-from tests.test_fault_ranks import MAX_STRIKES, AnswersOnce, Down
+from tests.support.faults import MAX_STRIKES, AnswersOnce, Down
 
 BEHAVIOUR = {"ada": "random", "bob": "random", "down": "forfeits", "once": "strikes out"}
 
