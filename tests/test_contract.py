@@ -175,3 +175,16 @@ def test_every_configured_game_is_registered() -> None:
             game.resolve_options(dict(config.options or {}))
             for check in (config.matches, config.replays, config.probes):
                 assert all(game.min_players <= n <= game.max_players for n in check), config
+
+
+def test_a_game_without_an_entry_is_checked_in_its_defaults(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A newly registered game gets every check, at every player count it allows."""
+    monkeypatch.setitem(GAMES, "newcomer", GAMES["cactus-game"])
+    game = GAMES["newcomer"]
+    counts = set(range(game.min_players, game.max_players + 1))
+    for kind in ("matches", "replays", "probes"):
+        [(checked, config)] = [p.values for p in cases(kind) if p.id == "newcomer-defaults"]
+        assert checked is game and config.options is None
+        assert set(getattr(config, kind)) == counts
