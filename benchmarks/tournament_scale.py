@@ -60,7 +60,7 @@ def database_url(kind: str) -> Iterator[str]:
             yield f"sqlite:///{Path(tmp) / 'bench.sqlite3'}"
         return
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from tests.lanes import postgres_url
+    from tests.support.lanes import postgres_url
 
     with postgres_url() as url:
         yield url

@@ -31,7 +31,7 @@ from arena.app import create_app
 from arena.config import Config
 from arena.db import Database
 from arena.worker import queue
-from tests.lanes import postgres_url
+from tests.support.lanes import postgres_url
 
 ALL_GAMES = ["cactus", "cactus-game", "president"]
 

@@ -22,7 +22,7 @@ from arena.models import Bot, Match, MatchSeat
 from arena.services import hash_token
 from arena.worker import play
 from sample_bots.policy_bot import PolicyBot
-from tests.test_api import auth, counts, error, register
+from tests.support.api import auth, counts, error, register
 
 OWN_SECRET = "my-own-secret-0123456789"
 

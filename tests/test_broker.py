@@ -19,7 +19,7 @@ from kombu import Connection
 from arena.config import from_env
 from arena.worker import broker
 from arena.worker.celery_app import celery_settings
-from tests.lanes import _redis_server
+from tests.support.lanes import _redis_server
 
 MESSAGES = 300
 BODY = "x" * 200_000  # a write large enough to take several system calls

@@ -15,14 +15,13 @@ import pytest
 from werkzeug.serving import make_server
 
 from arena.models import Rating
-from tests import test_browser
-from tests.test_browser import _require_chromium, buffered, loopback_bot, shoot, shoot_part
-from tests.test_pages_charts import build
-from tests.test_web import add_bot, close_app, make_app
+from tests.support.browser import _require_chromium, buffered, loopback_bot, shoot, shoot_part
 
 # the browser and a page of it, as the replay viewer's tests have them (on this site)
-browser = test_browser.browser
-page = test_browser.page
+from tests.support.browser import browser as browser
+from tests.support.browser import page as page
+from tests.support.charts import build
+from tests.support.web import add_bot, close_app, make_app
 
 # names of the longest length allowed (64): one wraps at its spaces, one anywhere
 SPACED = "The extraordinarily patient bot with a very long name indeed 42"
@@ -31,8 +30,8 @@ UNBROKEN = "Unbreakable_name_without_a_single_space_in_it_at_all_1234567890"
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    """The data of ``tests.test_pages_charts`` and two long-named bots at the top of the
-    Cactus leaderboard (one registered through the API), served on loopback."""
+    """The data of the chart tests (``tests.support.charts``) and two long-named bots at the
+    top of the Cactus leaderboard (one registered through the API), served on loopback."""
     _require_chromium()
     app = make_app(tmp_path_factory.mktemp("browser-charts"))
     data = build(app)

@@ -17,12 +17,13 @@ from sqlalchemy import func, select
 from arena.games import GAMES
 from arena.games.cactus.engine import PAGAT_POWERS
 from arena.models import Tournament
-from tests import test_browser
-from tests.test_browser import shoot, shoot_part, submitted
-from tests.test_web import add_bot
 
 # the browser tests' fixtures (this module gets a site of its own: they are module-scoped)
-browser, page, site = test_browser.browser, test_browser.page, test_browser.site
+from tests.support.browser import browser as browser
+from tests.support.browser import open_tournament_form, shoot, shoot_part, submitted
+from tests.support.browser import page as page
+from tests.support.browser import site as site
+from tests.support.web import add_bot
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +35,7 @@ def players(site: dict[str, Any]) -> dict[str, list[int]]:
 
 
 def open_form(page: Any, site: dict[str, Any], game: str, name: str) -> None:
-    test_browser.open_tournament_form(page, site)
+    open_tournament_form(page, site)
     page.select_option("#game-select", game)
     page.fill("input[name=name]", name)
 

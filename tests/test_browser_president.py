@@ -19,9 +19,9 @@ from werkzeug.serving import make_server
 from arena.games import get_game
 from arena.match.records import answers
 from arena.models import Replay
-from tests.test_browser import TIMEOUT_MS, _require_chromium, buffered
-from tests.test_browser import browser as browser  # the same Chromium, on this site
-from tests.test_web import add_bot, close_app, make_app, play_match
+from tests.support.browser import TIMEOUT_MS, _require_chromium, buffered
+from tests.support.browser import browser as browser  # the same Chromium, on this site
+from tests.support.web import add_bot, close_app, make_app, play_match
 
 # random policies at four seats: with seed 5 seat 0 goes out first in round 1, with seed
 # 8 seat 3 does and seat 0 second (found by playing them; the test checks it holds)

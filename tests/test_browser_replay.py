@@ -32,9 +32,9 @@ from arena.match.referee import PolicyClient, Referee, policy_rng
 from arena.models import Match, MatchSeat, Replay, Tournament
 from arena.worker import play as play_module
 from arena.worker.live import LiveWriter
-from tests.test_browser import TIMEOUT_MS, _require_chromium, buffered
-from tests.test_browser import browser as browser  # the same Chromium, on this site
-from tests.test_web import add_bot, close_app, make_app, play_match
+from tests.support.browser import TIMEOUT_MS, _require_chromium, buffered
+from tests.support.browser import browser as browser  # the same Chromium, on this site
+from tests.support.web import add_bot, close_app, make_app, play_match
 
 PLAYERS = {"cactus": 3, "cactus-game": 3, "president": 4}
 HIDDEN = "hidden"

@@ -13,8 +13,8 @@ from arena.games.base import IllegalAction, OptionsError
 from arena.games.cactus import GAME
 from arena.games.cactus.engine import _pagat_penalties
 from arena.match.referee import PolicyClient, Referee, policy_rng
-from tests import contract
-from tests.cactus_helpers import (
+from tests.support import contract
+from tests.support.cactus_helpers import (
     act,
     answer_all,
     asked,
@@ -1664,7 +1664,7 @@ def _views_match(n, seed, options):
     """A random match (answers from a generator of its own) where, after every step, each
     event is tagged for exactly the seats the leak table's rule names (public events for
     everyone), and each seat's view shows every layout card the rules let it know there
-    (tests/leak_tables.py, which never reads the engine's bookkeeping) and no other, and
+    (tests/support/leak_tables.py, which never reads the engine's bookkeeping) and no other, and
     the card in hand to its holder only."""
     state = GAME.new_state(n, seed, options)
     oracle = contract.LeakOracle(GAME, n)
@@ -1742,34 +1742,7 @@ def test_view_events_are_those_since_the_seat_last_answered():
     assert {"type": "drawn", "player": 0, "card": "JC"} not in GAME.view(state, 1)["events"]
 
 
-# -- generic contract checks ---------------------------------------------------------------------
-
-PLAYER_COUNTS = range(2, 9)
-MATCHES_PER_COUNT = 43  # 301 random matches per preset, every player count 2..8
-VARIANT_CASES = [
-    ("classic", {"scoring": "tas_de_merde"}),
-    ("classic", {"scoring": "maximus", "max_rounds": 8}),
-    ("classic", {"call": "any_time", "reaction_priority": "random"}),
-    ("classic", {"penalty_cards": 2, "rounds": 2}),
-    ("pagat", {"snap_after_miss": True}),
-    ("pagat", {"call": "any_time", "target": 40}),
-    ("classic", {"powers": {"9": "peek_other", "Q": "blind_swap"}, "rounds": 2}),
-]
-
-
-@pytest.mark.parametrize("players", PLAYER_COUNTS)
-@pytest.mark.parametrize("preset", ["classic", "pagat"])
-def test_random_matches_keep_the_contract(preset, players):
-    """Conservation, legal requests, the leak oracle and well-formed outcomes over
-    random play."""
-    for seed in range(MATCHES_PER_COUNT):
-        contract.play_random(GAME, players, seed, {"preset": preset})
-
-
-@pytest.mark.parametrize(("preset", "extra"), VARIANT_CASES)
-def test_random_matches_keep_the_contract_in_variants(preset, extra):
-    for i in range(30):
-        contract.play_random(GAME, 2 + i % 5, 1000 + i, {"preset": preset, **extra})
+# -- views and the leak oracle over random play (the contract: tests/test_contract.py) -----------
 
 
 @pytest.mark.parametrize(
@@ -1786,18 +1759,6 @@ def test_views_reuse_layout_rows_only_while_nothing_changed(options):
 
     for seed in range(15):
         contract.play_random(GAME, 2 + seed % 4, seed, options, oracle=False, on_step=fresh)
-
-
-@pytest.mark.parametrize("preset", ["classic", "pagat"])
-@pytest.mark.parametrize("players", [2, 5, 8])
-def test_determinism(preset, players):
-    contract.check_determinism(GAME, players, {"preset": preset}, seed=77 + players)
-
-
-@pytest.mark.parametrize("preset", ["classic", "pagat"])
-def test_bad_input_is_refused_and_changes_nothing(preset):
-    tried = sum(contract.check_bad_input(GAME, 3, {"preset": preset}, seed) for seed in range(4))
-    assert tried > 100
 
 
 def test_the_leak_oracle_catches_a_view_that_shows_other_layouts(monkeypatch):

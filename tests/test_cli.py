@@ -12,7 +12,7 @@ from arena.cli.local import parse_options
 from arena.games import get_game
 from arena.games.base import IllegalAction
 from arena.match.records import answers
-from tests.test_replays import format_1
+from tests.support.replays import format_1
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

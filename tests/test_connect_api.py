@@ -196,20 +196,23 @@ def test_organisers_see_which_connect_bots_are_offline_and_bot_pages_show_presen
 
     created = client.post(
         "/api/tournaments",
-        json={"name": "t", "game": "cactus", "bot_ids": [web["id"], bot["id"]],
-              "seats_per_match": 2, "games_per_pairing": 2},  # fmt: skip
+        json={
+            "name": "t",
+            "game": "cactus",
+            "bot_ids": [web["id"], bot["id"]],
+            "seats_per_match": 2,
+            "games_per_pairing": 2,
+        },  # fmt: skip
     ).get_json()
     assert created["offline_bot_ids"] == [bot["id"]]
     page = client.get(f"/tournaments/{created['id']}").get_data(as_text=True)
-    assert "Not connected now" in page and f'/bots/{bot["id"]}' in page
+    assert "Not connected now" in page and f"/bots/{bot['id']}" in page
 
     open_session(client, bot, {**INFO, "capacity": 3})
     assert client.get(f"/api/tournaments/{created['id']}").get_json()["offline_bot_ids"] == []
     assert "Not connected now" not in client.get(f"/tournaments/{created['id']}").get_data(
         as_text=True
     )
-    assert 'class="badge warn offline"' not in client.get("/tournaments/new").get_data(
-        as_text=True
-    )
+    assert 'class="badge warn offline"' not in client.get("/tournaments/new").get_data(as_text=True)
     page = client.get(f"/bots/{bot['id']}").get_data(as_text=True)
     assert ">connected</span>" in page and "takes 3 requests at once" in page

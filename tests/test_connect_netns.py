@@ -33,7 +33,7 @@ from arenabot import make_server
 from arena.app import create_app
 from arena.cli.processes import make_web_server
 from sample_bots.policy_bot import PolicyBot
-from tests.lanes import Lane, lane, wait_for
+from tests.support.lanes import Lane, lane, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
 SUBNETS = IPv4Network("10.231.0.0/16")  # each run takes a /30 of it

@@ -26,7 +26,7 @@ from arena.app import create_app
 from arena.cli.processes import make_web_server, stop_processes
 from arena.relay import sessions
 from sample_bots.policy_bot import PolicyBot
-from tests.lanes import Lane, free_port, lane, wait_for
+from tests.support.lanes import Lane, free_port, lane, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -14,7 +14,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import text
 
 from arena.db import Database, alembic_config
-from tests.lanes import postgres_url
+from tests.support.lanes import postgres_url
 
 ROOT = Path(__file__).resolve().parents[1]
 TOGETHER = 4

@@ -16,40 +16,9 @@ from arena.games import GAMES, make_policy
 from arena.match.exchanges import Client
 from arena.match.records import check
 from arena.match.referee import PolicyClient, Referee, policy_rng
+from tests.support.faults import MAX_STRIKES, AnswersOnce, Down
 
-MAX_STRIKES = 3
 ANSWERED, STRUCK_OUT, FORFEITED = 0, 1, 2  # the tiers, best first
-
-
-class Down:
-    """A bot whose every answer fails: it forfeits."""
-
-    def __init__(self, name: str):
-        self.name = name
-
-    def start(self, info: dict[str, Any]) -> None:
-        pass
-
-    def act(self, payload: dict[str, Any]) -> Any:
-        raise ConnectionRefusedError("nobody listens")
-
-    def end(self, info: dict[str, Any]) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-class AnswersOnce(PolicyClient):
-    """A bot that plays its first decision, then fails every one: it strikes out."""
-
-    answered = False
-
-    def act(self, payload: dict[str, Any]) -> Any:
-        if self.answered:
-            raise TimeoutError("the bot stopped answering")
-        self.answered = True
-        return super().act(payload)
 
 
 FAULTY = {"forfeits": (Down, FORFEITED), "strikes out": (AnswersOnce, STRUCK_OUT)}

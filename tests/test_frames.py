@@ -35,8 +35,8 @@ from arena.match.referee import PolicyClient, Referee, policy_rng
 from arena.models import LiveSteps, Match, MatchSeat, Tournament
 from arena.worker import play
 from arena.worker.live import LiveWriter, steps_so_far
-from tests.test_api import error
-from tests.test_web import add_bot
+from tests.support.api import error
+from tests.support.web import add_bot
 
 
 def a_record(game: str, seed: int = 3, players: int | None = None) -> dict[str, Any]:
@@ -152,7 +152,7 @@ def frames_of(client: FlaskClient, match_id: int, perspective: str = "all", sinc
 
 
 def store_finished(app: Flask, game: str = "cactus") -> int:
-    from tests.test_web import play_match
+    from tests.support.web import play_match
 
     with app.extensions["arena.db"].session() as session:
         bots = [add_bot(session, f"{game}-{i}", [game]) for i in range(2)]
@@ -291,7 +291,7 @@ def test_live_steps_are_written_together_and_dropped_with_the_result(app: Flask)
 def test_a_tournament_says_who_may_watch_its_matches(
     client: FlaskClient, info_bot: Any, enqueued: list[int]
 ) -> None:
-    from tests.test_api import register_many, tournament_body
+    from tests.support.api import register_many, tournament_body
 
     ids = register_many(client, info_bot(), 2)
     created = client.post("/api/tournaments", json=tournament_body(ids, live_view="everyone"))

@@ -19,7 +19,7 @@ import pytest
 from arena.games import GAMES
 from arena.games.base import Game, OptionsError
 from arena.games.options import JSON_SCHEMA_DIALECT, MAX_INT_OPTION, describe, json_schema, option
-from tests.test_api import error, register_many, tournament_body
+from tests.support.api import error, register_many, tournament_body
 
 GAME_IDS = sorted(GAMES)
 

@@ -25,7 +25,7 @@ from arena.match.referee import PolicyClient, Referee, policy_rng
 from arena.models import Match
 from arena.worker import play as play_module
 from arena.worker import refits
-from tests.test_web import add_bot, page_text
+from tests.support.web import add_bot, page_text
 
 CARD = re.compile(r"\b(10|[2-9AJQK])[CDHS]\b")  # a card's code, anywhere in a page
 PERSPECTIVES = ("all", "public", "0", "1")

@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 from arenabot import Bot, BotServer, make_server, sign
 
-from tests.test_protocol_docs import DOC, GOLDEN, signing_example
+from tests.support.protocol import DOC, GOLDEN, signing_example
 
 ROOT = Path(__file__).resolve().parent.parent
 BOT_JS = ROOT / "sample_bots" / "js" / "bot.js"

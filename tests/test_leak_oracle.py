@@ -1,8 +1,9 @@
-"""The leak oracle of tests/contract.py (DESIGN.md, "Non-negotiable" 1) must catch what an
-engine gets wrong about visibility without trusting the engine: each test plants one bug
-in an engine (a view that shows too much, an event tagged for too many seats, an event
-type or an event key nobody classified, knowledge kept after the card moved unseen) and
-asserts that random play under the oracle fails with a ``leak:`` message.
+"""The leak oracle of tests/support/contract.py checks the rule that no seat is ever shown
+a card the game's rules keep from it; it must catch what an engine gets wrong about
+visibility without trusting the engine: each test plants one bug in an engine (a view
+that shows too much, an event tagged for too many seats, an event type or an event key
+nobody classified, knowledge kept after the card moved unseen) and asserts that random
+play under the oracle fails with a ``leak:`` message.
 
 Every bug planted here passed the oracle that trusted the engine's own visibility tags.
 """
@@ -21,7 +22,7 @@ from arena.games.cactus_game import GAME as CACTUS_GAME
 from arena.games.cactus_game.engine import CactusGame, CactusGameState
 from arena.games.president import GAME as PRESIDENT
 from arena.games.president.engine import President, PresidentState
-from tests.contract import play_random
+from tests.support.contract import play_random
 
 PAGAT = {"preset": "pagat"}
 
@@ -163,7 +164,7 @@ def test_an_exchange_shown_to_every_seat_is_caught(monkeypatch: pytest.MonkeyPat
 
 
 def test_an_unclassified_event_type_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A new event type fails until a person says in tests/leak_tables.py who may see it."""
+    """A new event type fails until a person says in tests/support/leak_tables.py who may see it."""
     honest = CactusGame._begin_turn
 
     def begin_turn(self: CactusGame, state: CactusGameState, player: int) -> None:
@@ -199,7 +200,7 @@ def test_a_public_event_that_names_a_hidden_card_is_caught(
 @pytest.mark.parametrize("game_id", ["cactus", "cactus-game", "president"])
 def test_every_table_entry_cites_its_rules(game_id: str) -> None:
     """Each visibility entry says which rule decides it, so a reader can check it."""
-    from tests.leak_tables import TABLES
+    from tests.support.leak_tables import TABLES
 
     uncited = [
         kind

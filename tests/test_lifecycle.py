@@ -34,7 +34,7 @@ from arena.models import (
 from arena.relay import sessions
 from arena.worker import lifecycle
 from arena.worker.lifecycle import Ended, Plan, attempt_id, redeal_seed
-from tests.lanes import postgres_url
+from tests.support.lanes import postgres_url
 
 LEASE = dt.timedelta(seconds=15)
 SEATS = 3

@@ -1,5 +1,6 @@
-"""The address policy: only global addresses, or the operator's networks (endpoints are
-untrusted).  Every refused address gets the same message."""
+"""The address policy: the server calls a bot only at a globally routable address, or at
+one in the networks the operator allows, so that a registered endpoint cannot reach the
+operator's internal services.  Every refused address gets the same message."""
 
 from __future__ import annotations
 

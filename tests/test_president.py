@@ -1,8 +1,9 @@
 """Président (game id ``president``): rules PR-1..12 and variants PV-1, PV-2, PV-3, PV-4,
-PV-6, PV-7, PV-11 and PV-16 of docs/rules/president.md, and the generic checks of every
-variant alone and in every compatible pair (PV-5, PV-8, PV-9, PV-10, PV-12, PV-13, PV-14
-and PV-15 included; their own rule tests are in tests/test_president_variants.py, and
-every rule's edges, table-driven, in tests/test_president_rules.py).
+PV-6, PV-7, PV-11 and PV-16 of docs/rules/president.md, and which pairs of variants are
+refused (the generic checks of every variant alone and in every compatible pair are in
+tests/test_contract.py; the rule tests of PV-5, PV-8, PV-9, PV-10, PV-12, PV-13, PV-14 and
+PV-15 in tests/test_president_variants.py, and every rule's edges, table-driven, in
+tests/test_president_rules.py).
 
 Situations are built with ``PresidentState.set_hands`` (and, for a later round's deal, a
 stacked deck) rather than by hunting for seeds.  Moves and legal actions are written in a
@@ -29,18 +30,20 @@ from arena.games.president.engine import (
     roles_for,
 )
 from arena.match.referee import PolicyClient, Referee, policy_rng
-from tests.contract import Leak, check_bad_input, check_determinism, play_random
+from tests.support.contract import Leak, play_random
+from tests.support.president import (
+    PAIRS,
+    ROUND_ONE,
+    VARIANTS,
+    StackedDeck,
+    events,
+    finish_round_one,
+    play,
+    seats_for,
+    short,
+)
 
 # -- helpers ------------------------------------------------------------------------------
-
-
-def short(action: dict[str, Any]) -> str:
-    if action["type"] == "pass":
-        return "pass"
-    if action["type"] == "give":
-        return "give:" + ",".join(action["ranks"])
-    text = f"{action['rank']}x{action['count']}"
-    return text + (f"+{action['jokers']}j" if action.get("jokers") else "")
 
 
 def situation(
@@ -62,58 +65,8 @@ def turn(state: PresidentState) -> int:
     return request.seat
 
 
-def play(state: PresidentState, *moves: str) -> None:
-    """Each move is played by the seat whose turn it is."""
-    for move in moves:
-        [request] = GAME.pending(state)
-        actions = {short(a): a for a in request.legal_actions}
-        assert move in actions, f"seat {request.seat}: {move} not in {list(actions)}"
-        GAME.apply(state, {request.seat: actions[move]})
-
-
-def events(state: PresidentState, kind: str) -> list[dict[str, Any]]:
-    return [e.data for e in state.events if e.data["type"] == kind]
-
-
-class StackedDeck:
-    """Stands in for a state's generator so that the next deal gives the listed seats
-    exactly the named cards (the other seats get what is left)."""
-
-    def __init__(self, state: PresidentState, hands: dict[int, list[str]]):
-        self.state = state
-        self.hands = hands
-
-    def shuffle(self, deck: list[int]) -> None:
-        state, spec = self.state, self.state.spec
-        n, table = state.n_players, state.table
-        first = table.index(state.after[state.dealer])
-        free: dict[str, list[int]] = {}
-        for phys in deck:
-            free.setdefault(spec.names[phys], []).append(phys)
-        order: list[int | None] = [None] * len(deck)
-        for i in range(n):
-            seat = table[(first + i) % n]
-            for j, name in enumerate(self.hands.get(seat, [])):
-                order[i + j * n] = free[name].pop()
-        rest = iter(sorted(c for cs in free.values() for c in cs))
-        deck[:] = [next(rest) if c is None else c for c in order]
-
-
-def finish_round_one(state: PresidentState, hands: list[list[str]], moves: list[str]) -> None:
-    state.set_hands(hands, turn=1)
-    play(state, *moves)
-    assert state.round == 2
-
-
 LOW_CD = ["3C", "3D", "4C", "4D", "5C", "5D", "6C", "6D", "7C", "7D", "8C"]
 LOW_HS = ["3H", "3S", "4H", "4S", "5H", "5S", "6H", "6S", "7H", "7S", "8H"]
-
-# A 4-player round 1 that ends in the order 2, 0, 1, 3 (Président seat 2, Vice-Président
-# seat 0, Vice-Trou du Cul seat 1, Trou du Cul seat 3).
-ROUND_ONE = (
-    [["8C"], ["3C", "4C"], ["5C"], ["6C", "7C"]],
-    ["3x1", "5x1", "6x1", "8x1", "pass", "pass", "4x1"],
-)
 
 
 # -- table-driven rules: (rule and case, options, hands by seat, moves, seat, legal) -------
@@ -845,84 +798,7 @@ def test_options_json_round_trip() -> None:
         GAME.resolve_options({"rounds": True})
 
 
-# -- the generic contract, for every variant alone and in compatible pairs -----------------
-
-VARIANTS: dict[str, dict[str, Any]] = {
-    "deck32": {"deck": 32},  # PR-1
-    "raise_count": {"raise_count": True},  # PV-1
-    "passe": {"passe": True, "passe_breakers": True},  # PV-2
-    "jokers": {"jokers": True},  # PV-3
-    "joker_wild": {"jokers": True, "joker_wild": True, "no_finish_on_joker": True},  # PV-3
-    "no_twos_cut": {"no_twos_cut": True},  # PV-4
-    "no_finish_on_two": {"no_finish_on_two": True},  # PV-4
-    "quitte_ou_double": {"quitte_ou_double": True},  # PV-6
-    "revolution": {"revolution": True, "revolution_lasts": True},  # PV-7
-    "eight_clears": {"eight_clears": True},  # PV-11
-    "decks2": {"decks": 2},  # PV-16
-    "tabula_rasa": {"tabula_rasa": True},  # PV-5
-    "coup_d_etat": {"jokers": True, "coup_d_etat": True, "guillotine": True},  # PV-8
-    "putsch": {"putsch": True},  # PV-9
-    "jeu_blanc": {"jeu_blanc": True},  # PV-10
-    "wizz": {"wizz": True},  # PV-12
-    "suites": {"suites": True},  # PV-13
-    "rapidite": {"rapidite": True},  # PV-14
-    "menteur": {"menteur": True},  # PV-15
-}
-# pairs the rules make contradictory, each refused with a message naming both (the
-# engine's own list is not read here)
-CONTRADICTORY = {
-    frozenset({"passe", "quitte_ou_double"}),  # PV-2, PV-6: what follows two equal plays
-    frozenset({"wizz", "passe"}),  # PV-12, PV-2: an equal play skips or binds
-    frozenset({"wizz", "quitte_ou_double"}),  # PV-12, PV-6
-    frozenset({"menteur", "rapidite"}),  # PV-15, PV-14: face down, or a rank seen complete
-    frozenset({"menteur", "coup_d_etat"}),  # PV-15, PV-8: face down, or shown
-}
-SINGLES = {
-    "base": {},
-    "after_dealer": {"later_lead": "after_dealer"},  # PR-11
-    "target": {"target": 12, "max_rounds": 6},  # PR-12
-    "passe_alone": {"passe": True},  # PV-2 without breakers
-    "revolution_alone": {"revolution": True},  # PV-7 without revolution_lasts
-    "no_finish_on_joker": {"jokers": True, "no_finish_on_joker": True},  # PV-3
-    **VARIANTS,
-}
-PAIRS = {
-    f"{a}+{b}": {**VARIANTS[a], **VARIANTS[b], "rounds": 2}
-    for a, b in itertools.combinations(VARIANTS, 2)
-    if frozenset({a, b}) not in CONTRADICTORY
-}
-
-
-def seats_for(options: dict[str, Any]) -> range:
-    if options.get("decks") == 2:
-        return range(6, 9)  # PV-16
-    return range(5, 9) if options.get("tabula_rasa") else range(3, 9)  # PV-5
-
-
-@pytest.mark.parametrize("options", SINGLES.values(), ids=SINGLES.keys())
-def test_random_matches_each_variant(options: dict[str, Any]) -> None:
-    short_match = options if "target" in options else {**options, "rounds": 3}
-    for players in seats_for(options):
-        for seed in (1, 2):
-            play_random(GAME, players, seed * 100 + players, short_match)
-    players = seats_for(options)[len(options) % len(seats_for(options))]
-    check_determinism(GAME, players, short_match, 5)
-    assert check_bad_input(GAME, players, short_match, 6, every=probe_every(options, 11)) > 0
-
-
-def probe_every(options: dict[str, Any], every: int) -> int:
-    """How often check_bad_input probes: PV-15's random matches are long (random calls
-    make cards go back to hands) and each announcement lists every rank and count, so
-    they are probed more sparsely, else each probe pickles a long state hundreds of times."""
-    return every * 15 if options.get("menteur") else every
-
-
-@pytest.mark.parametrize("options", PAIRS.values(), ids=PAIRS.keys())
-def test_random_matches_compatible_pairs(options: dict[str, Any]) -> None:
-    for players in seats_for(options):
-        play_random(GAME, players, 31 * players, options)
-    check_determinism(GAME, seats_for(options)[-1], options, 3)
-    check_bad_input(GAME, seats_for(options)[0], options, 4, every=probe_every(options, 13))
+# -- every pair of variants is run (tests/test_contract.py) or refused ----------------------
 
 
 def test_every_pair_of_variants_is_run_or_refused() -> None:

@@ -9,7 +9,7 @@ a scripted round of their own have a test each below the table.  Where the rule 
 leaves a case open, the engine's reading is marked "ruling" (docs/rules/president.md,
 "How the engine reads the variants" and "Three readings of the source").
 
-Moves are in the short form of tests/test_president_variants.py (``9x2``, ``9x3+1j``,
+Moves are in the short form of tests/support/president.py (``9x2``, ``9x3+1j``,
 ``BJx1``, ``run:9:3x2``, ``throw:9x2``, ``coup:9x5+1j``, ``guillotine:9``, ``lay:3x1``,
 ``name:v1,t3``, ``give:5,5``); ``call@2`` is seat 2's answer in a window where the others
 pass.
@@ -26,8 +26,7 @@ import pytest
 
 from arena.games.president import GAME
 from arena.games.president.engine import ORDER_32, ORDER_52, PresidentState
-from tests.test_president import StackedDeck, events
-from tests.test_president_variants import short
+from tests.support.president import VARIANTS, StackedDeck, events, short
 
 # -- helpers -----------------------------------------------------------------------------
 
@@ -212,12 +211,12 @@ def C(rule: str, case: str, options: dict[str, Any], hands: list[list[str]], mov
     return Case(rule, case, options, hands, moves, expect, lead)
 
 
-TABULA = {"tabula_rasa": True}
+TABULA = VARIANTS["tabula_rasa"]
 WILD = {"jokers": True, "joker_wild": True}
-WIZZ = {"wizz": True}
-SUITES = {"suites": True}
-RAPIDITE = {"rapidite": True}
-MENTEUR = {"menteur": True}
+WIZZ = VARIANTS["wizz"]
+SUITES = VARIANTS["suites"]
+RAPIDITE = VARIANTS["rapidite"]
+MENTEUR = VARIANTS["menteur"]
 REVOLUTION = {"revolution": True}
 
 # fmt: off
@@ -890,8 +889,8 @@ def test_pv14_the_cards_awaited_are_those_of_this_deal() -> None:
 
 # -- PV-8 coup d'état and guillotine ----------------------------------------------------------
 
-COUP = {"jokers": True, "coup_d_etat": True}
-GUILLOTINE = {"jokers": True, "guillotine": True}
+COUP = VARIANTS["coup_d_etat"]
+GUILLOTINE = VARIANTS["guillotine"]
 NINES = ["9C", "9D", "9H", "9S"]
 
 
@@ -977,7 +976,7 @@ def test_pv8_ruling_round_one_the_coup_swaps_with_the_first_out() -> None:
 # -- PV-9 putsch ----------------------------------------------------------------------------
 
 
-PUTSCH = {"putsch": True}
+PUTSCH = VARIANTS["putsch"]
 
 
 def test_pv9_the_penalty_is_paid_once() -> None:
@@ -1075,7 +1074,7 @@ def test_pv9_pv8_ruling_a_coup_in_the_putsch_round(
 
 # -- PV-10 jeu blanc -------------------------------------------------------------------------
 
-JEU_BLANC = {"jeu_blanc": True}
+JEU_BLANC = VARIANTS["jeu_blanc"]
 BLANC_A = ["3C", "3D", "3H", "3S", "4C", "4D", "4H", "4S", "5C", "5D", "5H", "5S", "6C"]
 BLANC_B = ["6D", "6H", "6S", "7C", "7D", "7H", "7S", "8C", "8D", "8H", "8S", "9C", "10C"]
 

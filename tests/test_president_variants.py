@@ -3,8 +3,9 @@ docs/rules/president.md, and the presets.
 
 Each rule is exercised from a constructed position (``PresidentState.set_hands``, a stacked
 deck for a later round's deal); the generic checks of every variant, alone and in pairs,
-are in tests/test_president.py, and every rule's edges (players out, Jokers, two decks,
-3 and 8 players, the variants it combines with) in tests/test_president_rules.py.
+and of every preset are in tests/test_contract.py, and every rule's edges (players out,
+Jokers, two decks, 3 and 8 players, the variants it combines with) in
+tests/test_president_rules.py.
 Actions are written in a short form: ``pass``, ``9x2``, ``9x3+1j`` (wild Jokers),
 ``BJx1``, ``run:9:3x2`` (three ranks from 9, two cards each), ``throw:9x2``,
 ``coup:9x5+1j``, ``guillotine:9``, ``putsch``, ``call``, ``lay:3x1``, ``name:v1,t3``.
@@ -25,31 +26,15 @@ from arena.games.base import OptionsError
 from arena.games.president import GAME, POLICIES
 from arena.games.president.engine import MENTEUR_PLAYS_PER_CARD, PRESETS, PresidentState
 from arena.match.referee import PolicyClient, Referee, policy_rng
-from tests.contract import Leak, play_random
-from tests.test_president import ROUND_ONE, StackedDeck, events, finish_round_one
-
-
-def short(action: dict[str, Any]) -> str:
-    kind = action["type"]
-    if kind in ("pass", "putsch", "call"):
-        return kind
-    if kind == "give":
-        return "give:" + ",".join(action["ranks"])
-    if kind == "run":
-        return f"run:{action['rank']}:{action['length']}x{action['count']}"
-    if kind == "throw":
-        return f"throw:{action['rank']}x{action['count']}"
-    if kind == "lay":
-        return f"lay:{action['rank']}x{action['count']}"
-    if kind == "coup_d_etat":
-        return f"coup:{action['rank']}x{action['count']}+{action['jokers']}j"
-    if kind == "guillotine":
-        return f"guillotine:{action['rank']}"
-    if kind == "name":
-        vice = action.get("vice_president")
-        return "name:" + (f"v{vice}," if vice is not None else "") + f"t{action['trou_du_cul']}"
-    text = f"{action['rank']}x{action['count']}"
-    return text + (f"+{action['jokers']}j" if action.get("jokers") else "")
+from tests.support.contract import Leak, play_random
+from tests.support.president import (
+    ROUND_ONE,
+    VARIANTS,
+    StackedDeck,
+    events,
+    finish_round_one,
+    short,
+)
 
 
 def situation(
@@ -105,7 +90,7 @@ def trick_over(state: PresidentState) -> dict[str, Any]:
 
 # -- PV-5 tabula rasa --------------------------------------------------------------------
 
-TABULA = {"tabula_rasa": True}
+TABULA = VARIANTS["tabula_rasa"]
 NINES = [["3C", "4C"], ["9C", "3D"], ["9D", "4D"], ["9H", "5D"], ["9S", "6D"]]
 
 
@@ -162,8 +147,8 @@ def test_pv5_without_the_option_no_equal_play() -> None:
 
 # -- PV-8 coup d'état and guillotine ----------------------------------------------------------
 
-COUP = {"jokers": True, "coup_d_etat": True}
-GUILLOTINE = {"jokers": True, "guillotine": True}
+COUP = VARIANTS["coup_d_etat"]
+GUILLOTINE = VARIANTS["guillotine"]
 
 
 def round_two(options: dict[str, Any], hands: list[list[str]], seat: int = 3) -> PresidentState:
@@ -255,7 +240,7 @@ def test_pv8_sub_options_need_jokers() -> None:
 
 # -- PV-9 putsch ---------------------------------------------------------------------------
 
-PUTSCH = {"putsch": True}
+PUTSCH = VARIANTS["putsch"]
 
 
 def putsch_round(options: dict[str, Any] | None = None) -> PresidentState:
@@ -387,7 +372,7 @@ def test_pv10_ruling_the_32_card_decks_7s_are_above_10() -> None:
 
 # -- PV-12 wizz --------------------------------------------------------------------------------
 
-WIZZ = {"wizz": True}
+WIZZ = VARIANTS["wizz"]
 
 
 def test_pv12_more_cards_or_the_same_rank_may_follow() -> None:
@@ -450,7 +435,7 @@ def test_pv12_twos_still_cut() -> None:
 
 # -- PV-13 suites ---------------------------------------------------------------------------
 
-SUITES = {"suites": True}
+SUITES = VARIANTS["suites"]
 
 
 def test_pv13_runs_of_three_or_more_may_be_led() -> None:
@@ -502,7 +487,7 @@ def test_pv13_ruling_runs_follow_the_order_in_force() -> None:
 
 # -- PV-14 rapidité --------------------------------------------------------------------------
 
-RAPIDITE = {"rapidite": True}
+RAPIDITE = VARIANTS["rapidite"]
 
 
 def test_pv14_the_other_pair_is_thrown_at_once() -> None:
@@ -582,7 +567,7 @@ def test_pv14_the_audience_does_not_see_the_window() -> None:
 
 # -- PV-15 menteur ------------------------------------------------------------------------------
 
-MENTEUR = {"menteur": True}
+MENTEUR = VARIANTS["menteur"]
 
 
 def seen_anywhere(view: Any, names: set[str]) -> set[str]:
@@ -734,12 +719,6 @@ def test_presets_are_documented_option_bundles() -> None:
     assert all(f"`{name}`" in text for name in PRESETS)
 
 
-@pytest.mark.parametrize("preset", sorted(PRESETS))
-def test_each_preset_plays_under_the_generic_checks(preset: str) -> None:
-    for players in (3, 5, 8):
-        play_random(GAME, players, players, {"preset": preset, "rounds": 2})
-
-
 def test_every_new_option_is_described() -> None:
     """The API and the tournament form show each option's description and JSON type."""
     described = {o["name"]: o for o in GAME.option_list()}
@@ -752,17 +731,13 @@ def test_every_new_option_is_described() -> None:
 
 # -- policies --------------------------------------------------------------------------------
 
+# the variants of this module (PV-5, PV-8, PV-9, PV-10, PV-12, PV-13, PV-14, PV-15), as the
+# variant table has them
 VARIANT_OPTIONS = {
-    "tabula_rasa": {"tabula_rasa": True},  # PV-5
-    "coup_d_etat": {"jokers": True, "coup_d_etat": True},  # PV-8
-    "guillotine": {"jokers": True, "guillotine": True},  # PV-8
-    "putsch": {"putsch": True},  # PV-9
-    "jeu_blanc": {"jeu_blanc": True},  # PV-10
-    "wizz": {"wizz": True},  # PV-12
-    "suites": {"suites": True},  # PV-13
-    "rapidite": {"rapidite": True},  # PV-14
-    "menteur": {"menteur": True},  # PV-15
-}
+    name: VARIANTS[name]
+    for name in ("tabula_rasa", "coup_d_etat", "guillotine", "putsch", "jeu_blanc", "wizz",
+                 "suites", "rapidite", "menteur")
+}  # fmt: skip
 
 
 @pytest.mark.parametrize("variant", VARIANT_OPTIONS)

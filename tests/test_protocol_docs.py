@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 from arenabot import make_server, sign, verify
@@ -15,9 +14,8 @@ from arenabot import make_server, sign, verify
 from arena.match.http_client import HttpClient
 from arena.match.referee import Referee
 from sample_bots.policy_bot import PolicyBot
+from tests.support.protocol import DOC, GOLDEN, signing_example
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"
-GOLDEN = re.compile(r"<!-- golden: ([a-z_]+) -->\s*```json\n(.*?)```", re.S)
 SECRET = "example-secret"
 REQUEST_ID = re.compile(r"[0-9a-f]{32}")
 
@@ -90,17 +88,6 @@ def test_every_golden_example_is_what_the_referee_sends():
         )
         assert shown == received, f"docs/protocol.md example {name!r} is out of date"
     assert len(set(request_ids)) == len(request_ids)  # one per request
-
-
-SIGNING_EXAMPLE = re.compile(r"<!-- signing-example -->\s*```text\n(.*?)```", re.S)
-
-
-def signing_example() -> dict[str, str]:
-    """The worked example of "Writing a bot in another language": field -> its text."""
-    found = SIGNING_EXAMPLE.search(DOC.read_text(encoding="utf-8"))
-    assert found, "docs/protocol.md has no signing example"
-    fields = (line.split(":", 1) for line in found[1].splitlines() if line.strip())
-    return {key.strip(): value.strip() for key, value in fields}
 
 
 def test_the_worked_signing_example_is_right():

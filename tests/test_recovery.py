@@ -28,7 +28,7 @@ from arena.worker.lifecycle import attempt_id
 from arena.worker.queue import enqueue_matches
 from arena.worker.refits import rebuild_ratings
 from sample_bots.policy_bot import PolicyBot
-from tests.lanes import Lane, lane, wait_for
+from tests.support.lanes import Lane, lane, wait_for
 
 RECOVERY = 60.0  # seconds from the kill to the match's result, at the default lease
 THINK = 0.03  # seconds a bot takes per answer

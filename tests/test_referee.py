@@ -15,7 +15,7 @@ from arena.match.http_client import HttpClient
 from arena.match.netpolicy import AddressPolicy
 from arena.match.records import check
 from arena.match.referee import MatchAbandoned, MatchTimeLimit, PolicyClient, Referee, policy_rng
-from tests.badbots import absent_bot_url, closing_bot, http_bot
+from tests.support.badbots import absent_bot_url, closing_bot, http_bot
 
 MAX_STRIKES = 3
 

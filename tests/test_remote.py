@@ -28,7 +28,7 @@ from arenabot import make_server
 from arena.cli import main
 from arena.cli.processes import stop_processes, worker_command
 from sample_bots.policy_bot import PolicyBot
-from tests.lanes import free_port, wait_for
+from tests.support.lanes import free_port, wait_for
 
 pytestmark = pytest.mark.xdist_group("server")
 

@@ -1,6 +1,6 @@
 """Why a bot was struck: ``arena.match.faults.fault_reason`` and ``describe_fault`` in words, for
 every fault kind the referee and the HTTP client produce, from the causes the referee
-really records against misbehaving bots on loopback (``tests.badbots`` and a few raw
+really records against misbehaving bots on loopback (``tests.support.badbots`` and a few raw
 sockets of this module's own)."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from arena.match.http_client import HttpClient
 from arena.match.netpolicy import AddressPolicy
 from arena.match.referee import PolicyClient, Referee, policy_rng
 from sample_bots.policy_bot import PolicyBot
-from tests.badbots import _Handler, absent_bot_url, closing_bot, http_bot, serving
+from tests.support.badbots import _Handler, absent_bot_url, closing_bot, http_bot, serving
 
 DEADLINE_MS = 300
 HUGE = len(b'{"action": "' + b"x" * (5 * 1024 * 1024) + b'"}')  # what badbots' "huge" sends

@@ -19,6 +19,7 @@ from arena.games import make_policy
 from arena.match.records import check, decode, encode, upgrade
 from arena.match.referee import PolicyClient, Referee, policy_rng
 from arena.models import Base, Replay
+from tests.support.replays import format_1
 
 OLD_REPLAYS = sa.table("replays", sa.column("match_id", sa.Integer), sa.column("record", sa.JSON))
 DECISION_KEYS = {"seat", "kind", "action", "latency_ms", "fault", "memo"}
@@ -34,19 +35,6 @@ def classic_match(seed: int) -> dict[str, Any]:
         for s in range(4)
     ]
     return Referee().run("cactus", clients, seed, {"preset": "classic"}).to_json()
-
-
-def format_1(record: dict[str, Any]) -> dict[str, Any]:
-    """The same record as the first release stored it: each step's answers beside its
-    decisions, ``default`` and ``fault`` on every decision."""
-    steps = [
-        {
-            "answers": {str(d["seat"]): d["action"] for d in step},
-            "decisions": [{"default": "fault" in d, "fault": None, **d} for d in step],
-        }
-        for step in record["steps"]
-    ]
-    return {**record, "format": 1, "steps": steps}
 
 
 def nulls(value: Any) -> int:

@@ -22,8 +22,8 @@ from arena.models import Match, MatchSeat, Rating, RatingChange, Replay
 from arena.worker.queue import enqueue_matches
 from arena.worker.refits import rebuild_ratings
 from sample_bots.policy_bot import PolicyBot
-from tests.badbots import serving
-from tests.lanes import Lane, lane, wait_for
+from tests.support.badbots import serving
+from tests.support.lanes import Lane, lane, wait_for
 
 pytestmark = pytest.mark.xdist_group("server")
 

@@ -23,7 +23,7 @@ from arena.match.exchanges import Client
 from arena.match.referee import PolicyClient, Referee, policy_rng
 from arena.models import Bot, Match, TournamentEntry
 from arena.worker import play, refits
-from tests.test_fault_ranks import MAX_STRIKES, AnswersOnce, Down
+from tests.support.faults import MAX_STRIKES, AnswersOnce, Down
 
 BEHAVIOUR = {"ada": "random", "bob": "random", "down": "forfeits", "once": "strikes out"}
 

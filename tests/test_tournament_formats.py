@@ -9,18 +9,15 @@ import collections
 import itertools
 import random
 from typing import Any
-from unittest import mock
 
 import pytest
 from flask import Flask
 from sqlalchemy import select
 
-from arena import worker
 from arena.competition import formats
-from arena.match.referee import MatchRecord
 from arena.models import Match, MatchSeat, Tournament
-from arena.worker import play, refits
-from tests.test_api import counts, error, register_many
+from tests.support.api import counts, error, register_many
+from tests.support.web import finish
 
 SPRT = {"elo0": 0, "elo1": 50, "alpha": 0.05, "beta": 0.05}
 
@@ -48,30 +45,6 @@ def match_seats(app: Flask, tournament_id: int) -> dict[int, list[int]]:
             select(Match.id).where(Match.tournament_id == tournament_id).order_by(Match.id)
         ).all()
     return {i: seats for i, (_, _, seats) in zip(ids, seatings(app, tournament_id), strict=True)}
-
-
-def finish(app: Flask, match_id: int, ranks: list[int]) -> bool:
-    """Store a result the way a worker does (``play.save_result``).  The refit a
-    finished tournament asks for is not sent: no broker belongs to these tests (the
-    Celery app may still point at one another test has taken down)."""
-    database = app.extensions["arena.db"]
-    with database.session() as session:
-        match = session.get(Match, match_id)
-        if match.status != "queued":
-            return False
-        match.status = "running"
-        seats = len(match.seats)
-    record = MatchRecord(
-        match_id=str(match_id),
-        game="cactus",
-        seed=1,
-        options={},
-        players=[f"p{i}" for i in range(seats)],
-        outcome={"ranks": ranks, "scores": [0] * seats, "rounds": []},
-        strikes=[0] * seats,
-    )
-    with mock.patch.object(refits.refit_ratings, "delay"):
-        return play.save_result(database, match_id, record)
 
 
 def recomputed(app: Flask, tournament_id: int) -> dict[int, tuple[int, float, int]]:

@@ -20,7 +20,7 @@ from flask.testing import FlaskClient
 
 from arena.cli import main as arena_main
 from arena.games import GAMES
-from tests.test_web import add_bot, close_app, make_app, play_match
+from tests.support.web import add_bot, close_app, make_app, play_match
 
 CORE = Path(__file__).parents[1] / "arena" / "web" / "static" / "replay.js"
 REGISTER = re.compile(r"""ArenaViewer\.register\(\s*["']([^"']+)["']""")

@@ -12,7 +12,6 @@ import json
 import random
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,13 +21,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from arena import services
-from arena.app import create_app
-from arena.competition.standings import crosstable, record_result, sprt_summary
+from arena.competition.standings import crosstable, sprt_summary
 from arena.competition.standings import standings as tournament_standings
-from arena.config import Config
-from arena.db import Database
-from arena.games import GAMES, make_policy
-from arena.match.referee import PolicyClient, Referee, policy_rng
+from arena.games import GAMES
 from arena.models import (
     Bot,
     FittedRating,
@@ -41,93 +36,21 @@ from arena.models import (
 )
 from arena.web.pages import signed
 from arena.worker import lifecycle
-from tests.test_tournament_formats import finish
+from tests.support.web import (
+    add_bot,
+    close_app,
+    make_app,
+    page_text,
+    play_match,
+    save_through_the_worker,
+    schedule,
+)
 
 NAV = ("Leaderboards", "Bots", "Tournaments", "API docs")
 DASH = "\u2013"  # an en dash, as the pages put between numbers
 
 
 # -- building an app and its data -------------------------------------------------------
-def make_app(folder: Path) -> Flask:
-    url = f"sqlite:///{folder / 'arena.sqlite3'}"
-    database = Database(url)
-    database.upgrade()
-    database.dispose()
-    config = Config(
-        data_dir=folder,
-        database_url=url,
-        broker_url="filesystem://",
-        secret_key="test-secret",
-        testing=True,
-    )
-    return create_app(config)
-
-
-def close_app(app: Flask) -> None:
-    app.extensions["arena.db"].dispose()
-
-
-def add_bot(session: Session, name: str, games: list[str], status: str = "active") -> Bot:
-    bot = Bot(
-        name=name,
-        endpoint=f"http://127.0.0.1:9/{name}",
-        owner="tests",
-        owner_token_hash="x",
-        signing_secret="not-shown-anywhere",
-        games=games,
-        status=status,
-        description=f"{name} plays at random",
-        info={"apiversion": "1", "name": name, "author": "tests", "version": "1"},
-    )
-    session.add(bot)
-    session.flush()
-    return bot
-
-
-def play_match(
-    session: Session,
-    game: str,
-    bots: list[Bot],
-    seed: int,
-    tournament: Tournament | None = None,
-) -> Match:
-    """A real match between random policies, stored as the worker stores one."""
-    clients = [
-        PolicyClient(make_policy(game, "random", policy_rng(seed, seat)), name=bot.name)
-        for seat, bot in enumerate(bots)
-    ]
-    record = Referee().run(game, clients, seed).to_json()
-    outcome = record["outcome"]
-    now = dt.datetime.now(dt.UTC)
-    match = Match(
-        tournament=tournament,
-        kind="tournament" if tournament else "ladder",
-        game=game,
-        options=record["options"],
-        seed=seed,
-        status="finished",
-        settled=True,
-        result=outcome,
-        started_at=now,
-        finished_at=now,
-    )
-    match.seats = [
-        MatchSeat(
-            seat=seat,
-            bot_id=bot.id,
-            rank=outcome["ranks"][seat],
-            score=outcome["scores"][seat],
-            strikes=record["strikes"][seat],
-        )
-        for seat, bot in enumerate(bots)
-    ]
-    session.add(match)
-    session.flush()
-    record["match_id"] = str(match.id)
-    session.add(Replay(match_id=match.id, record=record))
-    session.flush()
-    record_result(session, match)  # the tournament's standings, as the worker keeps them
-    return match
 
 
 def queued_match(session: Session, game: str, bots: list[Bot], tournament: Tournament) -> Match:
@@ -230,13 +153,6 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
 @pytest.fixture
 def client(data: dict[str, Any]) -> FlaskClient:
     return data["app"].test_client()
-
-
-def page_text(body: bytes | str) -> str:
-    """The visible text of a page, roughly: tags removed, entities decoded."""
-    if isinstance(body, bytes):
-        body = body.decode()
-    return html.unescape(re.sub(r"<[^>]+>", " ", body))
 
 
 def assert_page(response: Any) -> str:
@@ -496,15 +412,6 @@ def test_a_match_not_played_yet_is_followed_live(client: FlaskClient, data: dict
 SPRT = {"elo0": 0, "elo1": 50, "alpha": 0.05, "beta": 0.05}
 
 
-def schedule(session: Session, tournament_id: int) -> list[int]:
-    """The tournament's match ids in schedule order."""
-    return list(
-        session.scalars(
-            select(Match.id).where(Match.tournament_id == tournament_id).order_by(Match.id)
-        )
-    )
-
-
 def finish_match(session: Session, match_id: int, ranks: list[int]) -> bool:
     """Store a result by hand and settle it (ratings, standings) as a worker does, a
     rotation of a duplicate deal once its deal is complete (``arena.worker.lifecycle``); False
@@ -521,9 +428,6 @@ def finish_match(session: Session, match_id: int, ranks: list[int]) -> bool:
     lifecycle.settle_ready(session, match.tournament_id, pause_after=3)
     session.flush()
     return True
-
-
-save_through_the_worker = finish  # tasks.save_result, as a worker stores a result
 
 
 def play_gauntlet(session: Session, tournament_id: int, win_rates: dict[int, float]) -> None:

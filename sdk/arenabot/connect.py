@@ -50,7 +50,7 @@ from arenabot.protocol import (
     SDK_VERSION,
     signed_headers,
 )
-from arenabot.server import SECRET_ENV, BotService, _encode, _parse
+from arenabot.service import SECRET_ENV, BotService, _encode, _parse
 
 SERVER_ENV = "ARENA_SERVER"  # the arena's address (the arena's own command line reads it too)
 BOT_ID_ENV = "ARENA_BOT_ID"  # the bot's id at the arena: its being set selects connect mode

@@ -1,5 +1,13 @@
 """The bot's HTTP server: standard library only, HTTP/1.1 keep-alive.
 
+This module holds ``BotServer`` (the listening socket, the event loop, the bounds on
+connections and buffered bytes), ``make_server``, ``serve`` and ``run`` (a bot module's
+command line); the rest is split at its seams: ``arenabot.wire`` (a request's head and
+body read within their caps, a response as one write), ``arenabot.service`` (the checks
+of each of the arena's requests and the calls to the bot, shared with
+``arenabot.connect``) and ``arenabot.connections`` (the front end's connections and the
+threads of verified ones).
+
 A bot's endpoint is public, so anybody can connect to it.  The server is in two parts:
 
 - a front end, one thread running an asyncio event loop, that accepts and reads every
@@ -53,566 +61,85 @@ import argparse
 import asyncio
 import collections
 import contextlib
-import json
 import os
-import re
 import signal
 import socket
 import sys
 import threading
 import time
-import traceback
 from collections.abc import Sequence
 from http import HTTPStatus
 from typing import Any
-from urllib.parse import urlsplit
 
-from arenabot.bot import ActFunction, Bot, as_bot, make_answer
+from arenabot.bot import ActFunction, Bot, as_bot
+from arenabot.connections import _Connection, _ConnectionThread, _Job
 from arenabot.protocol import (
     DEFAULT_MAX_SKEW,
     MAX_BODY,
-    MAX_JSON_DEPTH,
     REPLAY_MEMORY,
-    REQUEST_ID_FIELD,
-    REQUIRED_FIELDS,
-    SDK_VERSION,
     SIGNATURE_HEADER,
     TIMESTAMP_HEADER,
-    ReplayGuard,
-    SignatureError,
-    json_depth,
-    verify,
+)
+from arenabot.service import (
+    DEFAULT_THREADS,
+    ERROR_TEXT_CAP,
+    SECRET_ENV,
+    BotService,
+    _bot_error,
+    _encode,
+    _parse,
+)
+from arenabot.wire import (
+    MAX_HEAD,
+    MAX_HEADERS,
+    SERVER_HEADER,
+    Head,
+    HeadError,
+    Headers,
+    _Requests,
+    _response,
+    read_head,
 )
 
-SECRET_ENV = "ARENA_BOT_SECRET"
+# the server's own names, and those of its parts that it keeps giving (``arenabot.server.X``
+# and ``from arenabot.server import X`` work as before the parts were split out)
+__all__ = [
+    "BACKLOG",
+    "DEFAULT_PORT",
+    "DEFAULT_THREADS",
+    "ERROR_TEXT_CAP",
+    "IDLE_TIMEOUT",
+    "MAX_BUFFERED",
+    "MAX_CONNECTIONS",
+    "MAX_HEAD",
+    "MAX_HEADERS",
+    "MAX_VERIFIED",
+    "REQUEST_TIMEOUT",
+    "SECRET_ENV",
+    "SERVER_HEADER",
+    "BotServer",
+    "BotService",
+    "Head",
+    "HeadError",
+    "Headers",
+    "_Requests",
+    "_bot_error",
+    "_encode",
+    "_parse",
+    "_response",
+    "make_server",
+    "read_head",
+    "run",
+    "serve",
+]
+
 DEFAULT_PORT = 9000  # not 8000: that is the arena's own web server
-MAX_HEAD = 64 * 1024  # bytes of a request's line and headers, together
-MAX_HEADERS = 100  # header lines of one request
 REQUEST_TIMEOUT = 10.0  # seconds a request may take to arrive, from its first byte
 IDLE_TIMEOUT = 300.0  # seconds a keep-alive connection may stay idle before the bot closes it
 MAX_CONNECTIONS = 4096  # open connections (fewer if the limit of open files is lower)
 MAX_BUFFERED = 64 * 1024 * 1024  # bytes of requests being read on unproven connections
 BACKLOG = 1024  # connections the system may queue before the server accepts them
-DEFAULT_THREADS = 8  # requests a thread-safe bot is given at once (its capacity)
 MAX_VERIFIED = 256  # connections that carried a verified request, each served by a thread
-ERROR_TEXT_CAP = 300  # characters of an exception message sent back in a 500
-SERVER_HEADER = f"arenabot/{SDK_VERSION}"
-
-_HEAD_END = re.compile(rb"\r?\n\r?\n")  # the empty line after the headers (CRLF or LF)
-_CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
-
-
-class HeadError(Exception):
-    """A request head that cannot be served: answered with ``status`` and ``reason``,
-    then the connection closes."""
-
-    def __init__(self, status: HTTPStatus, reason: str):
-        super().__init__(reason)
-        self.status = status
-        self.reason = reason
-
-
-class Headers(dict[str, str]):
-    """A request's headers by lower-case name; a header sent twice has its values joined
-    by commas, as HTTP says they mean."""
-
-    def add(self, name: str, value: str) -> None:
-        key = name.lower()
-        self[key] = f"{self[key]}, {value}" if key in self else value
-
-    def get(self, name: str, default: Any = None) -> Any:  # type: ignore[override]
-        return super().get(name.lower(), default)
-
-
-class Head:
-    """A parsed request line and headers."""
-
-    __slots__ = ("close", "expect_100", "headers", "method", "path", "requestline", "version")
-
-    def __init__(self, requestline: str, method: str, target: str, version: str, headers: Headers):
-        self.requestline = requestline
-        self.method = method
-        self.version = version
-        self.headers = headers
-        # "//act" is a path, not a network location
-        target = "/" + target.lstrip("/") if target.startswith("//") else target
-        self.path = urlsplit(target).path or "/"
-        tokens = {t.strip() for t in headers.get("Connection", "").lower().split(",")}
-        if version == "HTTP/1.1":
-            self.close = "close" in tokens
-        else:
-            self.close = "keep-alive" not in tokens
-        self.expect_100 = headers.get("Expect", "").lower() == "100-continue"
-
-
-def read_head(buffer: bytes | bytearray, start: int = 0) -> tuple[Head, int] | None:
-    """The head at the start of ``buffer`` and the offset of what follows it (the body),
-    or None while its end has not arrived (``start``: where to look for that end, bytes
-    before it having been searched already).  ``HeadError`` for a head that is over
-    ``MAX_HEAD`` bytes, has over ``MAX_HEADERS`` lines, or is not HTTP/1.x."""
-    end = _HEAD_END.search(buffer, max(start - 3, 0))
-    if end is None:
-        if len(buffer) > MAX_HEAD:
-            raise HeadError(
-                HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE,
-                f"the request head is larger than {MAX_HEAD} bytes",
-            )
-        return None
-    if end.end() > MAX_HEAD:
-        raise HeadError(
-            HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE,
-            f"the request head is larger than {MAX_HEAD} bytes",
-        )
-    lines = bytes(buffer[: end.start()]).split(b"\n")
-    requestline = str(lines[0], "iso-8859-1").rstrip("\r")
-    words = requestline.split()
-    if len(words) != 3:
-        raise HeadError(HTTPStatus.BAD_REQUEST, f"bad request line {requestline[:80]!r}")
-    method, target, version = words
-    if version not in ("HTTP/1.0", "HTTP/1.1"):
-        status = HTTPStatus.HTTP_VERSION_NOT_SUPPORTED
-        if not version.startswith("HTTP/"):
-            status = HTTPStatus.BAD_REQUEST
-        raise HeadError(status, f"not an HTTP/1.x request: {version[:20]!r}")
-    if len(lines) - 1 > MAX_HEADERS:
-        raise HeadError(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "too many headers")
-    headers = Headers()
-    for line in lines[1:]:
-        name, colon, value = line.decode("iso-8859-1").partition(":")
-        if not colon or not name or name != name.strip():
-            raise HeadError(HTTPStatus.BAD_REQUEST, f"a malformed header line {line[:80]!r}")
-        headers.add(name, value.strip())
-    return Head(requestline, method, target, version, headers), end.end()
-
-
-def _response(status: HTTPStatus, body: bytes, close: bool) -> bytes:
-    """A whole response: it leaves in one write (see the module's docstring)."""
-    head = (
-        f"HTTP/1.1 {status.value} {status.phrase}\r\nServer: {SERVER_HEADER}\r\n"
-        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
-    )
-    if status == HTTPStatus.UNAUTHORIZED:
-        head += "WWW-Authenticate: Arena-HMAC-SHA256\r\n"
-    if close:
-        head += "Connection: close\r\n"
-    return (head + "\r\n").encode("latin-1") + body
-
-
-def _body_length(head: Head, max_body: int) -> int:
-    """The length of a request's body; ``HeadError`` for a request that cannot be read
-    (a method other than GET and POST, a chunked or oversized body, a bad length)."""
-    if head.method not in ("GET", "POST"):
-        raise HeadError(HTTPStatus.NOT_IMPLEMENTED, f"Unsupported method ({head.method!r})")
-    if "chunked" in head.headers.get("Transfer-Encoding", "").lower():
-        raise HeadError(HTTPStatus.LENGTH_REQUIRED, "send the body with a Content-Length")
-    raw = head.headers.get("Content-Length", "0").strip()
-    if not (raw.isascii() and raw.isdigit()):
-        raise HeadError(HTTPStatus.BAD_REQUEST, "bad Content-Length")
-    if int(raw) > max_body:
-        raise HeadError(
-            HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"the body is larger than {max_body} bytes"
-        )
-    return int(raw)
-
-
-class _Requests:
-    """Cuts the bytes of one connection into requests: a head, then a body of
-    ``Content-Length`` bytes.  Used by the front end and by a connection's thread."""
-
-    __slots__ = ("buffer", "head", "length", "max_body", "searched", "started", "wants_continue")
-
-    def __init__(self, max_body: int):
-        self.max_body = max_body
-        self.buffer = bytearray()
-        self.searched = 0  # bytes of the buffer searched for the end of the head
-        self.head: Head | None = None  # a request whose body is being read
-        self.length = 0  # the bytes of that body
-        self.started = False  # bytes of the next request have arrived
-        self.wants_continue = False  # a client waits for "100 Continue" to send the body
-
-    def feed(self, data: bytes) -> None:
-        self.buffer += data
-        self.started = True
-
-    def next(self) -> tuple[Head, bytes] | None:
-        """The next complete request, or None until more bytes arrive; ``HeadError``
-        for one that cannot be served (answer it, then close the connection)."""
-        if self.head is None:
-            if self.buffer[:1] in (b"\r", b"\n"):  # empty lines before a request
-                del self.buffer[: len(self.buffer) - len(self.buffer.lstrip(b"\r\n"))]
-            if not self.buffer:
-                return None
-            found = read_head(self.buffer, self.searched)
-            if found is None:
-                self.searched = len(self.buffer)
-                return None
-            head, offset = found
-            del self.buffer[:offset]
-            self.searched = 0
-            self.length = _body_length(head, self.max_body)
-            self.head = head
-            self.wants_continue = head.expect_100 and len(self.buffer) < self.length
-        if len(self.buffer) < self.length:
-            return None
-        head, self.head = self.head, None
-        body = bytes(self.buffer[: self.length])
-        del self.buffer[: self.length]
-        self.started = bool(self.buffer)
-        return head, body
-
-
-class _Connection(asyncio.Protocol):
-    """A connection in the front end's thread: its requests are read, checked and
-    answered here until one is verified (signed, new, well formed); the connection is
-    then handed, with that request, to a thread of its own (``_ConnectionThread``)."""
-
-    def __init__(self, server: BotServer):
-        self.server = server
-        self.transport: asyncio.Transport | None = None
-        self.peer = "-"
-        self.requests = _Requests(server.max_body)
-        self.closed = False
-        self.deadline = time.monotonic() + server.request_timeout
-
-    # -- asyncio's callbacks ---------------------------------------------------------------
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
-        sock = transport.get_extra_info("socket")
-        if sock is not None and sock.family != getattr(socket, "AF_UNIX", None):
-            # asyncio sets it only on sockets made with proto=IPPROTO_TCP: not this one's
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        peer = transport.get_extra_info("peername")
-        if peer:
-            self.peer = str(peer[0])
-        self.server._admit(self)
-
-    def data_received(self, data: bytes) -> None:
-        if self.closed:
-            return
-        if not self.requests.started:  # a request begins: its deadline runs
-            self.deadline = min(self.deadline, time.monotonic() + self.server.request_timeout)
-        self.requests.feed(data)
-        if self.server._account(self, len(data)):
-            return  # closed to keep the buffers within their bound
-        before = len(self.requests.buffer)
-        try:
-            self._process()
-        finally:  # what was read out of the buffer (what is left is counted until closed)
-            self.server._buffered -= before - len(self.requests.buffer)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.closed = True
-        self.server._forget(self)
-
-    # -- requests ----------------------------------------------------------------------------
-    def _process(self) -> None:
-        """Answer every complete request in the buffer, in order, until one is for the
-        bot."""
-        server = self.server
-        while not self.closed:
-            try:
-                found = self.requests.next()
-            except HeadError as exc:
-                self._refuse(exc.status, exc.reason)
-                return
-            if found is None:
-                if self.requests.wants_continue:
-                    self.requests.wants_continue = False
-                    self._write(_CONTINUE)
-                return
-            head, body = found
-            checked = server._check(head, body)
-            if isinstance(checked, dict):
-                self._hand_over(head, checked)
-                return
-            self._answer(head, *checked)
-
-    def _hand_over(self, head: Head, request: dict[str, Any]) -> None:
-        """A verified request: the connection goes to a thread of its own, which calls
-        the bot and then reads the connection's next requests itself."""
-        transport = self.transport
-        assert transport is not None
-        if transport.get_write_buffer_size():  # answers the client has not read yet
-            self._refuse(HTTPStatus.SERVICE_UNAVAILABLE, "read the answers before asking more")
-            return
-        sock = transport.get_extra_info("socket").dup()  # the same connection, another fd
-        self.closed = True
-        self.server._forget(self)
-        transport.abort()  # closes asyncio's descriptor only: the connection stays open
-        self.server._thread_for(sock, self.peer, self.requests, head, request)
-
-    # -- answering -------------------------------------------------------------------------
-    def _answer(self, head: Head, status: HTTPStatus, body: bytes) -> None:
-        self._write(_response(status, body, head.close))
-        self.server._log(self.peer, head.requestline, status, len(body))
-        if head.close:
-            self._close()
-        elif self.requests.started:  # the next request is arriving already
-            self.deadline = time.monotonic() + self.server.request_timeout
-        else:
-            idle = self.server.idle_timeout
-            self.deadline = float("inf") if idle is None else time.monotonic() + idle
-
-    def _refuse(self, status: HTTPStatus, reason: str) -> None:
-        """An error the connection cannot go on after (the rest of the request was not
-        read): answer it, then close."""
-        if self.closed:
-            return
-        body = _encode({"error": reason})
-        self._write(_response(status, body, close=True))
-        self.server._log(self.peer, "-", status, len(body))
-        self._close()
-
-    def _write(self, data: bytes) -> None:
-        if self.transport is not None and not self.transport.is_closing():
-            self.transport.write(data)
-
-    def _close(self) -> None:
-        """Close after what was written has left."""
-        if not self.closed:
-            self.closed = True
-            self.server._forget(self)
-            if self.transport is not None:
-                self.transport.close()
-
-    def _abort(self) -> None:
-        """Close now, dropping anything unsent."""
-        if not self.closed:
-            self.closed = True
-            self.server._forget(self)
-            if self.transport is not None:
-                self.transport.abort()
-
-    def _expire(self) -> None:
-        """Its deadline passed: a request cut short gets 408, an idle one just closes."""
-        if self.requests.started:
-            self._refuse(
-                HTTPStatus.REQUEST_TIMEOUT,
-                f"the request did not arrive within {self.server.request_timeout:g} s",
-            )
-        else:
-            self._abort()
-
-
-class _Job:
-    """A verified connection waiting for, or served by, a ``_ConnectionThread``: its
-    socket, its reader and the verified request it carried."""
-
-    __slots__ = ("head", "peer", "request", "requests", "sock")
-
-    def __init__(
-        self,
-        sock: socket.socket,
-        peer: str,
-        requests: _Requests,
-        head: Head,
-        request: dict[str, Any],
-    ):
-        self.sock = sock
-        self.peer = peer
-        self.requests = requests
-        self.head = head
-        self.request = request
-
-
-class _ConnectionThread(threading.Thread):
-    """Serves a connection that has carried a verified request (the arena's) with
-    blocking reads, as long as it stays open: each request wakes one thread, which calls
-    the bot (within the server's capacity) and answers.  Handing every request from the
-    front end's loop to a pool of bot threads instead cost two thread switches, 50-60 us
-    per request on loopback.  When its connection ends, or idles while another verified
-    connection waits for a thread, the thread takes that one."""
-
-    def __init__(self, server: BotServer, job: _Job):
-        super().__init__(name="arenabot-connection", daemon=True)
-        self.server = server
-        self.job = job
-        self.idle_since: float | None = None  # waiting for a request that has not begun
-
-    def run(self) -> None:
-        job: _Job | None = self.job
-        try:
-            while job is not None:
-                self.job = job
-                try:
-                    self._serve(job)
-                except OSError:
-                    pass  # the client went away, or the server closed the connection
-                finally:
-                    job.sock.close()
-                job = self.server._next_job(self)
-        finally:
-            self.server._thread_done(self)
-
-    def close(self) -> None:
-        """End the connection from another thread: the thread's read returns at once."""
-        with contextlib.suppress(OSError):
-            self.job.sock.shutdown(socket.SHUT_RDWR)
-
-    def _serve(self, job: _Job) -> None:
-        server = self.server
-        head, request = job.head, job.request
-        while True:
-            status, data = server.answer(head.path, request)
-            if not self._send(job, head, status, data):
-                return
-            while True:  # requests the front end's checks answer, until one for the bot
-                found = self._read(job)
-                if found is None:
-                    return
-                head, body = found
-                checked = server._check(head, body)
-                if isinstance(checked, dict):
-                    request = checked
-                    break
-                if not self._send(job, head, *checked):
-                    return
-
-    def _send(self, job: _Job, head: Head, status: HTTPStatus, body: bytes) -> bool:
-        """Answer; whether the connection goes on."""
-        job.sock.settimeout(self.server.request_timeout)  # a client that does not read
-        job.sock.sendall(_response(status, body, head.close))
-        self.server._log(job.peer, head.requestline, status, len(body))
-        return not head.close
-
-    def _refuse(self, job: _Job, status: HTTPStatus, reason: str) -> None:
-        body = _encode({"error": reason})
-        with contextlib.suppress(OSError):
-            job.sock.settimeout(self.server.request_timeout)
-            job.sock.sendall(_response(status, body, close=True))
-        self.server._log(job.peer, "-", status, len(body))
-
-    def _read(self, job: _Job) -> tuple[Head, bytes] | None:
-        """The next request; None when the connection is to close (after answering a
-        request that cannot be read), or to give way to a connection waiting for a
-        thread."""
-        requests, server, sock = job.requests, self.server, job.sock
-        deadline: float | None = None
-        while True:
-            try:
-                found = requests.next()
-            except HeadError as exc:
-                self._refuse(job, exc.status, exc.reason)
-                return None
-            if found is not None:
-                return found
-            if requests.wants_continue:
-                requests.wants_continue = False
-                sock.settimeout(server.request_timeout)
-                sock.sendall(_CONTINUE)
-            if requests.started:
-                now = time.monotonic()
-                if deadline is None:
-                    deadline = now + server.request_timeout
-                sock.settimeout(max(deadline - now, 0.001))
-            else:
-                if not server._idle(self):
-                    return None  # a verified connection waits for this thread
-                sock.settimeout(server.idle_timeout)
-            try:
-                data = sock.recv(65536)
-            except TimeoutError:
-                if requests.started:
-                    self._refuse(
-                        job,
-                        HTTPStatus.REQUEST_TIMEOUT,
-                        f"the request did not arrive within {server.request_timeout:g} s",
-                    )
-                return None
-            finally:
-                self.idle_since = None
-            if not data:
-                return None
-            requests.feed(data)
-
-
-class BotService:
-    """The bot behind a transport: checks each of the arena's requests as the protocol
-    says (signature, timestamp, fields, ``request_id``) and calls the bot within its
-    capacity.  ``BotServer`` (the bot's own HTTP endpoint) and ``ConnectClient`` (the bot
-    connecting out to the arena, ``arenabot.connect``) are both one: what a request is
-    answered does not depend on the transport that carried it.  No sockets here.
-
-    ``capacity`` is how many requests the bot is given at once (``GET /`` says it): 1
-    for a bot that is not thread-safe, whose calls then come one at a time, else
-    ``threads`` (default ``DEFAULT_THREADS``)."""
-
-    def __init__(
-        self,
-        bot: Bot,
-        *,
-        secret: str | None = None,
-        max_skew: float = DEFAULT_MAX_SKEW,
-        max_request_ids: int = REPLAY_MEMORY,
-        threads: int | None = None,
-    ):
-        if threads is not None and (isinstance(threads, bool) or threads < 1):
-            raise ValueError(f"threads must be at least 1, not {threads!r}")
-        if threads is not None and threads > 1 and not bot.thread_safe:
-            raise ValueError(
-                f"{bot.name} is not thread-safe: it takes one request at a time (declare "
-                "it thread-safe to give it more threads)"
-            )
-        self.bot = bot
-        self.secret = secret
-        self.max_skew = max_skew
-        # while there is a secret (it may be set later), a signed request's request_id
-        # must be new: one accepted already is a replay (401)
-        self.replay_guard = ReplayGuard(max_skew, max_request_ids)
-        self.capacity = (threads or DEFAULT_THREADS) if bot.thread_safe else 1
-        # the bot's calls: one at a time, or up to its capacity at once
-        self._bot_slots: contextlib.AbstractContextManager[Any] = (
-            threading.BoundedSemaphore(self.capacity) if bot.thread_safe else threading.Lock()
-        )
-
-    def info(self) -> dict[str, Any]:
-        """The answer to ``GET /``: the bot's ``info()`` and the server's ``capacity``."""
-        return {**self.bot.info(), "capacity": self.capacity}
-
-    def dispatch(self, path: str, request: dict[str, Any]) -> dict[str, Any]:
-        """Call the bot for a checked request; the answer to send back."""
-        if path == "/act":
-            return make_answer(self.bot.on_act(request))
-        if path == "/start":
-            self.bot.start(request)
-        else:
-            self.bot.end(request)
-        return {}
-
-    def check(
-        self, path: str, timestamp: str | None, signature: str | None, body: bytes
-    ) -> tuple[HTTPStatus, bytes] | dict[str, Any]:
-        """A ``POST`` of the arena with its two signature headers and raw body: the
-        answer to give it at once (status and JSON body: 401, 400, 404), or, for a
-        verified request to the bot, the request (its ``request_id`` is then spent)."""
-        fields = REQUIRED_FIELDS.get(path)
-        if fields is None:
-            return HTTPStatus.NOT_FOUND, _encode({"error": f"no such path: {path}"})
-        secret = self.secret  # it may be set while serving
-        if secret is not None:
-            try:
-                verify(secret, timestamp, signature, body, max_skew=self.max_skew)
-            except SignatureError as exc:
-                return HTTPStatus.UNAUTHORIZED, _encode({"error": str(exc)})
-        request, problem = _parse(body, fields)
-        if problem is not None:
-            return HTTPStatus.BAD_REQUEST, _encode({"error": problem})
-        if secret is not None:
-            try:  # signed, well formed: is it new?
-                self.replay_guard.check(request.get(REQUEST_ID_FIELD), timestamp)
-            except SignatureError as exc:
-                return HTTPStatus.UNAUTHORIZED, _encode({"error": str(exc)})
-        return request
-
-    def answer(self, path: str, request: dict[str, Any]) -> tuple[HTTPStatus, bytes]:
-        """The bot's answer to a verified request (status and JSON body), within the
-        bot's capacity: a bot exception, or an answer that is not JSON, is a 500."""
-        with self._bot_slots:
-            try:
-                return HTTPStatus.OK, _encode(self.dispatch(path, request))
-            except Exception as exc:
-                return _bot_error(exc)
 
 
 class BotServer(BotService):
@@ -875,12 +402,6 @@ class BotServer(BotService):
             print(f'{peer} - - [{when}] "{requestline}" {status.value} {size}', file=sys.stderr)
 
 
-def _bot_error(exc: Exception) -> tuple[HTTPStatus, bytes]:
-    traceback.print_exc()  # the bot's author wants to see their bug
-    text = f"the bot raised {type(exc).__name__}: {exc}"[:ERROR_TEXT_CAP]
-    return HTTPStatus.INTERNAL_SERVER_ERROR, _encode({"error": text})
-
-
 def _raise_open_files_limit(wanted: int) -> int:
     """Raise this process's soft limit of open files towards ``wanted`` (never above
     the hard limit, never down); the soft limit then."""
@@ -899,36 +420,6 @@ def _raise_open_files_limit(wanted: int) -> int:
             resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard))
             return limit
     return soft
-
-
-def _parse(body: bytes, fields: Sequence[str]) -> tuple[dict[str, Any], str | None]:
-    """The request object, or a reason for a 400."""
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError:
-        return {}, "the body is not UTF-8 JSON"
-    # Python's parser recurses once per level: measure the nesting before parsing
-    brackets = text.count("[") + text.count("{")  # fewer than the limit: nothing to measure
-    if brackets > MAX_JSON_DEPTH and json_depth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
-        return {}, f"the body is nested deeper than {MAX_JSON_DEPTH} levels"
-    try:
-        request = json.loads(text)
-    except (ValueError, RecursionError):  # RecursionError: never past the check above
-        return {}, "the body is not UTF-8 JSON"
-    if not isinstance(request, dict):
-        return {}, "the body must be a JSON object"
-    missing = [f for f in fields if f not in request]
-    if missing:
-        return {}, f"missing field(s): {', '.join(missing)}"
-    if "legal_actions" in fields and not (
-        isinstance(request["legal_actions"], list) and request["legal_actions"]
-    ):
-        return {}, "legal_actions must be a non-empty list"
-    return request, None
-
-
-def _encode(payload: Any) -> bytes:
-    return json.dumps(payload, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
 
 
 def make_server(

@@ -1,10 +1,12 @@
-"""Generic checks of the engine contract, reused by every game's tests.
+"""Generic checks of the engine contract: run for every registered game by
+tests/test_contract.py, and reused by each game's own tests.
 
 - ``random_matches``: random play; cards conserved at every step, every request has a
   legal action and a legal default, every view is JSON and passes the leak oracle, the
   outcome is well formed, the match ends.
-- ``LeakOracle``: DESIGN.md "Non-negotiable" 1, an oracle that does not trust the engine.
-  Each game has a ``LeakTable`` of its own in tests/leak_tables.py, written from the rule
+- ``LeakOracle``: the rule that no seat (and no spectator) is ever shown a card the game's
+  rules keep from it, checked by an oracle that does not trust the engine.  Each game has
+  a ``LeakTable`` of its own in tests/support/leak_tables.py, written from the rule
   documents: which event types exist and who may see their cards (an unlisted type, a
   private-by-rule event tagged for more seats, or a card under a key the entry does not
   allow all fail), where the cards lie in the true state, which locations are public or a
@@ -116,7 +118,7 @@ class Step:
 
 
 class LeakTable:
-    """One game's rules of visibility, owned by the tests (tests/leak_tables.py), never
+    """One game's rules of visibility, owned by the tests (tests/support/leak_tables.py), never
     taken from the engine.  A game's table says:
 
     - ``identities``: every string that names a card of the game (all decks);
@@ -165,10 +167,10 @@ class LeakTable:
 
 
 def leak_table(game: Game) -> LeakTable:
-    from tests.leak_tables import TABLES  # the per-game tables import this module
+    from tests.support.leak_tables import TABLES  # the per-game tables import this module
 
     if game.id not in TABLES:
-        raise Leak(f"leak: no leak table for game {game.id!r} in tests/leak_tables.py")
+        raise Leak(f"leak: no leak table for game {game.id!r} in tests/support/leak_tables.py")
     return TABLES[game.id]
 
 

@@ -18,7 +18,7 @@ from arena.games import cards
 from arena.games.base import Event, first_in_priority
 from arena.games.cactus_game.engine import KINDS
 from arena.games.president.engine import JOKERS, TROU, VICE_TROU
-from tests.contract import WORD, Leak, LeakTable, Location, Path, Step, private, public
+from tests.support.contract import WORD, Leak, LeakTable, Location, Path, Step, private, public
 
 
 def _player(data: Mapping[str, Any], log: Sequence[Event], i: int) -> set[int]:
