@@ -129,22 +129,43 @@ def started(argv: list[str], env: dict[str, str] | None = None) -> Iterator[subp
         log.close()
 
 
+SERVERS = {
+    "werkzeug": "arena serve (werkzeug, a thread per connection; it closes each one)",
+    "gunicorn": "gunicorn, 1 gthread worker (as deploy/Dockerfile, keep-alive)",
+}
+
+
 @contextmanager
-def web_process(data_dir: Path) -> Iterator[tuple[subprocess.Popen, str, Database]]:
-    """``arena serve`` on a free port with an embedded database under ``data_dir``: the
-    process, its address, and its database as a worker opens it."""
+def web_process(
+    data_dir: Path, server: str = "werkzeug", threads: int = 64
+) -> Iterator[tuple[int, str, Database]]:
+    """One web process on a free port with an embedded database under ``data_dir``:
+    ``arena serve``, or gunicorn with one gthread worker of ``threads`` threads (as the
+    deployment runs it).  Yields the pid of the process serving requests, its address,
+    and its database as a worker opens it."""
     port = free_port()
     env = {"ARENA_DATA_DIR": str(data_dir), "ARENA_PROFILE": "local"}
-    with started([sys.executable, "-m", "arena", "serve", "--port", str(port)], env) as proc:
-        wait_until(lambda: accepts(port) or proc.poll() is not None, 60, "arena serve")
-        if proc.poll() is not None:
-            raise RuntimeError("arena serve exited at start")
-        config = from_env({"ARENA_DATA_DIR": str(data_dir)})
-        database = Database(config.database_url)
-        try:
-            yield proc, f"http://127.0.0.1:{port}", database
-        finally:
-            database.dispose()
+    database = Database(from_env(env).database_url)
+    if server == "werkzeug":
+        argv = [sys.executable, "-m", "arena", "serve", "--port", str(port)]
+    else:
+        database.upgrade()  # arena serve does it itself
+        argv = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers",
+                "1", "--worker-class", "gthread", "--threads", str(threads),
+                "--access-logfile", "-", "arena.wsgi:app"]  # fmt: skip
+    try:
+        with started(argv, env) as proc:
+            wait_until(lambda: accepts(port) or proc.poll() is not None, 60, server)
+            if proc.poll() is not None:
+                raise RuntimeError(f"{server} exited at start")
+            pid = proc.pid
+            if server == "gunicorn":  # the worker process, not the arbiter
+                children = Path(f"/proc/{pid}/task/{pid}/children")
+                wait_until(lambda: children.read_text().split(), 30, "gunicorn's worker")
+                pid = int(children.read_text().split()[0])
+            yield pid, f"http://127.0.0.1:{port}", database
+    finally:
+        database.dispose()
 
 
 def api(url: str, method: str, path: str, body: Any = None) -> Any:
@@ -245,7 +266,7 @@ def per_decision(args: argparse.Namespace, tmp: Path) -> None:
     payload = json.loads(act_body("cactus", SEATS))
     bot = "sample_bots.cactus_random"
     with ExitStack() as stack:
-        _, url, database = stack.enter_context(web_process(tmp / "latency"))
+        web_pid, url, database = stack.enter_context(web_process(tmp / "latency", args.server))
         made = api(
             url,
             "POST",
@@ -254,7 +275,7 @@ def per_decision(args: argparse.Namespace, tmp: Path) -> None:
         )
         bot_id, secret = made["id"], made["signing_secret"]
         threads = [] if args.threads is None else ["--threads", str(args.threads)]
-        stack.enter_context(
+        laptop = stack.enter_context(
             started(
                 [
                     sys.executable,
@@ -321,10 +342,21 @@ def per_decision(args: argparse.Namespace, tmp: Path) -> None:
         acts: dict[str, list[float]] = {name: [] for name in ways}
         home_ms: list[float] = []  # the connect bot's latency as its home measured it
         matches: dict[str, list[float]] = {name: [] for name in ways}
+        # CPU ms per decision of the acts: (worker, web process, bot process) per transport
+        cpu: dict[str, list[float]] = {name: [0.0, 0.0, 0.0] for name in ways}
+        bot_pid = {"webhook": hook.pid, "connect": laptop.pid}
         for rep in range(args.reps):
             order = list(ways) if rep % 2 == 0 else list(reversed(ways))
             for name in order:
+                marks = (time.process_time(), cpu_ticks(web_pid), cpu_ticks(bot_pid[name]))
                 wall, recorded = act_loop(ways[name][0], payload, args.decisions)
+                spent = (
+                    time.process_time() - marks[0],
+                    (cpu_ticks(web_pid) - marks[1]) / CLK_TCK,
+                    (cpu_ticks(bot_pid[name]) - marks[2]) / CLK_TCK,
+                )
+                for i, seconds in enumerate(spent):
+                    cpu[name][i] += seconds * 1e3 / (args.decisions * args.reps)
                 acts[name].append(wall * 1e3)
                 if name == "connect":
                     home_ms.append(recorded * 1e3)
@@ -356,6 +388,7 @@ def per_decision(args: argparse.Namespace, tmp: Path) -> None:
             pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(25)
             profile = out.getvalue()
 
+    print(f"web process: {SERVERS[args.server]}")
     print(
         f"1. per decision, loopback, cactus random sample bot (capacity {capacity}); "
         f"{args.reps} alternating repetitions"
@@ -377,6 +410,12 @@ def per_decision(args: argparse.Namespace, tmp: Path) -> None:
         f"   {'act connect, home-measured':<28}{spread(home_ms)}  (handed to the poll -> "
         "answer in the next poll: the bot's side of the hop)"
     )
+    for name in ("webhook", "connect"):
+        worker, web, bot_cpu = cpu[name]
+        print(
+            f"   {'CPU ms per act, ' + name:<28}worker {worker:.3f}  web {web:.3f}  "
+            f"bot {bot_cpu:.3f}  (all repetitions)"
+        )
     print("   floors, measured after (what one request costs at least, end to end):")
     print(
         f"   {'worker: sessions.locate (a DB session)':<46}median "
@@ -505,7 +544,7 @@ def idle_bots(args: argparse.Namespace, tmp: Path) -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < n + 256:  # this process's end of every connection
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, n + 1024), hard))
-    with web_process(tmp / "idle") as (web, url, database):
+    with web_process(tmp / "idle", args.server, threads=n + 64) as (pid, url, database):
         config = from_env({"ARENA_DATA_DIR": str(tmp / "idle")})
         bots: list[tuple[int, str]] = []
         with database.session() as session:
@@ -548,16 +587,16 @@ def idle_bots(args: argparse.Namespace, tmp: Path) -> None:
         for _ in range(20):
             api(url, "GET", "/api/bots")
         time.sleep(1.0)
-        before, threads_before = rss_kib(web.pid), threads_of(web.pid)
-        ticks, t0 = cpu_ticks(web.pid), time.monotonic()
+        before, threads_before = rss_kib(pid), threads_of(pid)
+        ticks, t0 = cpu_ticks(pid), time.monotonic()
         time.sleep(min(args.idle, 5.0))
-        cpu_empty = (cpu_ticks(web.pid) - ticks) / CLK_TCK / (time.monotonic() - t0) * 100
-        held = asyncio.run(hold(args, web.pid, url, bots))
-        alive = web.poll() is None
+        cpu_empty = (cpu_ticks(pid) - ticks) / CLK_TCK / (time.monotonic() - t0) * 100
+        held = asyncio.run(hold(args, pid, url, bots))
+        alive = Path(f"/proc/{pid}").exists()
 
     added = held["rss_with"] - before
     per_bot = added / max(held["waiting"], 1)
-    print(f"2. one web process (arena serve, werkzeug threaded) holding {n} idle connect bots")
+    print(f"2. one web process, {SERVERS[args.server]}, holding {n} idle connect bots")
     print(
         f"   sessions opened {held['opened']}/{n}, polls open {held['waiting']}/{n} "
         f"after {held['connected_in']:.1f} s; failures {held['failures'] or 'none'}; "
@@ -601,6 +640,12 @@ def main() -> None:
         type=float,
         default=120.0,
         help="seconds to wait for every bot's poll to be open",
+    )
+    parser.add_argument(
+        "--server",
+        choices=sorted(SERVERS),
+        default="werkzeug",
+        help="the web process: arena serve, or gunicorn as deployed (pip install gunicorn)",
     )
     parser.add_argument("--skip-decisions", action="store_true", help="only part 2")
     args = parser.parse_args()
