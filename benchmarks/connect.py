@@ -435,7 +435,7 @@ class Pollers:
     def __init__(self, host: str, port: int, bots: list[tuple[int, str]]):
         self.host, self.port, self.bots = host, port, bots
         self.opened = 0  # sessions opened
-        self.waiting = 0  # polls sent and not answered yet
+        self.waiting = 0  # polls being sent or sent, and not answered yet
         self.answered = 0  # polls answered (empty, after poll_seconds)
         self.failures: dict[str, int] = {}
         self.connections = 0  # TCP connections opened
@@ -514,10 +514,15 @@ async def hold(
     n = len(bots)
     while time.monotonic() - began < args.connect_wait:
         failed = sum(pollers.failures.values())
-        if pollers.waiting + failed >= n:
+        if pollers.waiting + failed >= n:  # every poll sent (or failed)
             break
         await asyncio.sleep(0.2)
-    await asyncio.sleep(2.0)  # every poll in the hub
+    # ... and taken by the server (a thread each) once its threads stop growing for 2 s
+    count, same_since = -1, time.monotonic()
+    while time.monotonic() - same_since < 2.0 and time.monotonic() - began < args.connect_wait:
+        if threads_of(pid) != count:
+            count, same_since = threads_of(pid), time.monotonic()
+        await asyncio.sleep(0.25)
     connected_in = time.monotonic() - began
     result = {
         "connected_in": connected_in,
@@ -616,6 +621,12 @@ def idle_bots(args: argparse.Namespace, tmp: Path) -> None:
         f"({held['answered_idle']} polls came back empty and were sent again; "
         f"{held['waiting_after']} open at the end)"
     )
+    if held["answered_idle"]:  # an idle bot's cost is its poll sent again every poll_seconds
+        per_poll = held["cpu"] / 100 * args.idle / held["answered_idle"] * 1e3
+        print(
+            f"   {'CPU per poll sent again':<34}{per_poll:8.1f} ms (at the default 25 s per "
+            f"poll: {per_poll * n / 25 / 10:.1f} % of a core for {n} bots)"
+        )
 
 
 def main() -> None:
