@@ -3,32 +3,40 @@ process's relay compared with a webhook, and what idle connected bots cost the w
 process holding them.
 
     python benchmarks/connect.py [--decisions 300] [--matches 2] [--bots 1000] [--idle 20]
+                                 [--server werkzeug|gunicorn] [--threads N] [--profile]
+
+The web process is ``python -m arena serve`` (werkzeug, which closes every connection
+after its answer), or with ``--server gunicorn`` one gthread worker as the deployment
+runs it (``pip install gunicorn``), on an embedded database of its own.
 
 1. Per decision, on loopback, the random Cactus sample bot (``PolicyBot``) run as a user
    runs it, in a process of its own; this process plays the worker:
    - webhook: ``HttpClient`` -> the SDK's server (``python -m sample_bots.cactus_random
      --port P``);
    - connect: ``RelayClient`` (the home looked up in the database per request, as a
-     worker does) -> the relay listener of a real web process (``python -m arena serve``
-     on an embedded database of its own) -> the long poll of the SDK's ``ConnectClient``
-     (``python -m sample_bots.cactus_random --connect URL --bot-id ID --secret S``).
+     worker does) -> the relay listener of the web process -> the long poll of the SDK's
+     ``ConnectClient`` (``python -m sample_bots.cactus_random --connect URL --bot-id ID
+     --secret S``; ``--threads`` sets its polls, the SDK's default 8 otherwise).
    Two measures, each taking turns between the transports (the order swapped every
-   repetition) three times: ``act``, ``--decisions`` sequential ``/act`` of one real
+   repetition) ``--reps`` times: ``act``, ``--decisions`` sequential ``/act`` of one real
    payload (the median wall time of one); ``match``, ``--matches`` full 4-seat matches
    played by ``arena.referee.Referee`` with every seat the same bot (wall time per
    decision, start and end included).  Shown: min/median/max over the repetitions, the
-   ms connect adds per decision and the ratio.  Then what the worker's side of a connect
-   decision is made of: the home's lookup alone (``sessions.locate``, a database session
-   per call) and, with ``--profile``, the worker's CPU profile of the connect ``act``
-   loop.
+   ms connect adds per decision and the ratio; the connect bot's latency as its home
+   measured it (the part of the hop on the bot's side); the CPU per ``act`` of this
+   process, the web process and the bot's; and, measured after, the floors of the steps
+   a relayed decision is made of: the home's lookup (``sessions.locate``, a database
+   session per call), a poll the web process refuses at once, a hop the relay listener
+   refuses at once.  ``--profile`` adds this process's CPU profile of the connect loop.
 
-2. One web process (``python -m arena serve``, its own data dir) holding ``--bots`` idle
-   connected bots: the bots are registered directly in its database, then this process
-   opens each one's session and keeps one long poll of each open (asyncio, one
-   keep-alive connection per bot, signed as the SDK signs; a poll that comes back empty
-   after the arena's ``poll_seconds`` is sent again).  Shown: the web process's RSS
-   (``VmRSS``) before and with the bots, per bot, its threads, and its CPU over
-   ``--idle`` seconds with every poll open (``utime + stime`` from ``/proc``).
+2. One web process holding ``--bots`` idle connected bots: the bots are registered
+   directly in its database, then this process opens each one's session and keeps one
+   long poll of each open (asyncio, one connection per bot, opened again when the server
+   closes it, signed as the SDK signs; a poll that comes back empty after the arena's
+   ``poll_seconds`` is sent again).  Shown, once the server's thread count has stopped
+   growing: the web process's RSS (``VmRSS``) before and with the bots, per bot, its
+   threads, and its CPU over ``--idle`` seconds with every poll open (``utime + stime``
+   from ``/proc``), with what each poll sent again costs it.
 
 Run from the repository root with the server's dependencies installed (Linux: ``/proc``).
 """
