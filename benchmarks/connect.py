@@ -20,7 +20,7 @@ runs it (``pip install gunicorn``), on an embedded database of its own.
    Two measures, each taking turns between the transports (the order swapped every
    repetition) ``--reps`` times: ``act``, ``--decisions`` sequential ``/act`` of one real
    payload (the median wall time of one); ``match``, ``--matches`` full 4-seat matches
-   played by ``arena.referee.Referee`` with every seat the same bot (wall time per
+   played by ``arena.match.referee.Referee`` with every seat the same bot (wall time per
    decision, start and end included).  Shown: min/median/max over the repetitions, the
    ms connect adds per decision and the ratio; the connect bot's latency as its home
    measured it (the part of the hop on the bot's side); the CPU per ``act`` of this
@@ -74,10 +74,12 @@ from arenabot import signed_headers  # noqa: E402
 from sdk_roundtrip import act_body  # noqa: E402
 
 from arena import services  # noqa: E402
-from arena.clients import HttpClient, Pools  # noqa: E402
 from arena.config import from_env  # noqa: E402
 from arena.db import Database  # noqa: E402
-from arena.referee import Referee, settle  # noqa: E402
+from arena.match.exchanges import settle
+from arena.match.http_client import HttpClient
+from arena.match.pools import Pools
+from arena.match.referee import Referee
 from arena.relay import sessions  # noqa: E402
 from arena.relay.client import RelayClient  # noqa: E402
 
@@ -316,7 +318,7 @@ def per_decision(args: argparse.Namespace, tmp: Path) -> None:
         )
         wait_until(lambda: accepts(hook_port) or hook.poll() is not None, 30, "webhook bot")
 
-        def locate() -> str | None:  # what arena.tasks gives a RelayClient
+        def locate() -> str | None:  # what arena.worker gives a RelayClient
             with database.session() as session:
                 return sessions.locate(session, bot_id)
 

@@ -43,7 +43,7 @@ from arena.competition.ratings import fit_ratings
 from arena.db import Database
 from arena.models import Bot, Match, MatchSeat, RatingFit, bot_name_key
 from arena.worker.refits import rated_history, rebuild_ratings, refit_game
-from tests.test_ratings import choix_fit, simulate
+from tests.support.ratings import choix_fit, simulate
 
 GAME = "cactus"
 

@@ -161,6 +161,49 @@ def test_register_shows_the_owner_token_and_the_secret_once(server, bots):
         bot.close()
 
 
+def test_a_laptop_bot_is_registered_to_connect_out_and_shown_offline(server):
+    argv = ("bots", "register", "laptop", "--connect", "--owner", "dee", "--games", "cactus")
+    code, out, err = cli(*argv)
+    assert (code, err) == (0, "")
+    first, _token, secret_line, start, *_note = out.splitlines()
+    bot_id = int(re.fullmatch(r"bot (\d+) registered: laptop connects out to the arena, "
+                              r"plays cactus", first)[1])  # fmt: skip
+    secret = secret_line.removeprefix("signing secret: ")
+    assert start == (
+        f"start it from anywhere: python bot.py --connect {server} --bot-id {bot_id} "
+        f"--secret {secret}"
+    )
+    code, out, err = cli("bots", "show", str(bot_id))
+    assert (code, err) == (0, "")
+    assert "  connection   connects out; not connected" in out.splitlines()
+    # the mistakes: one line each, status 2, nothing registered
+    assert cli("bots", "register", "lap2", "--connect", "--owner", "dee") == (
+        2, "", "arena: a bot that connects out is registered with --games (it is not called)\n"
+    )  # fmt: skip
+    for extra in ((), ("http://127.0.0.1:9", "--connect", "--games", "cactus")):
+        assert cli("bots", "register", "lap3", *extra, "--owner", "dee") == (
+            2, "", "arena: give the bot's URL, or --connect for a bot that connects out "
+            "(not both)\n",
+        )  # fmt: skip
+
+
+def test_a_reader_that_stops_reading_gets_no_traceback():
+    """``arena ... | head -1``: the pipe closes under the command, which ends quietly."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena", "play", "cactus", "--matches", "300", "--bots",
+         "random,random"],  # fmt: skip
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.readline()
+    proc.stdout.close()  # what head does after its line
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    assert proc.wait(timeout=60) == 0 and first.startswith(b"match")
+    assert err == ""
+
+
 def test_bots_list_and_show(server, bots):
     # no token: no endpoint (only a bot's owner and the organiser see it)
     code, out, err = cli("bots", "list")

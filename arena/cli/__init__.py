@@ -6,6 +6,7 @@ no server; ``server``: the arena's processes; ``remote``: against a running aren
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -32,6 +33,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1 if exc.server_side else 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # the reader went away (``arena bots show 1 | head``): what it read is all it
+        # wanted; stdout is pointed at nothing so that the exit flush cannot fail again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 DESCRIPTION = "The ``arena`` command."

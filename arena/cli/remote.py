@@ -54,7 +54,15 @@ def _ids(flag: str, text: str) -> list[int]:
 
 
 def cmd_bots_register(args: argparse.Namespace) -> int:
-    body: dict[str, Any] = {"name": args.name, "endpoint": args.endpoint, "owner": args.owner}
+    if args.connect == (args.endpoint is not None):
+        raise UsageError("give the bot's URL, or --connect for a bot that connects out (not both)")
+    if args.connect and not args.games:
+        raise UsageError("a bot that connects out is registered with --games (it is not called)")
+    body: dict[str, Any] = {"name": args.name, "owner": args.owner}
+    if args.connect:
+        body["connect"] = True
+    else:
+        body["endpoint"] = args.endpoint
     if args.games:
         body["games"] = [g.strip() for g in args.games.split(",") if g.strip()]
     if args.description:
@@ -63,12 +71,17 @@ def cmd_bots_register(args: argparse.Namespace) -> int:
         body["signing_secret"] = args.signing_secret
     with _client(args) as client:
         bot = client.post("/api/bots", body)
+        server = client.base
     if printed_as_json(args, bot):
         return 0
-    print(f"bot {bot['id']} registered: {bot['name']} at {bot['endpoint']}, "
+    where = "connects out to the arena" if args.connect else f"at {bot['endpoint']}"
+    print(f"bot {bot['id']} registered: {bot['name']} {where}, "
           f"plays {', '.join(bot['games'])}")  # fmt: skip
     print(f"owner token:    {bot['owner_token']}")
     print(f"signing secret: {bot['signing_secret']}")
+    if args.connect:
+        print(f"start it from anywhere: python bot.py --connect {server} "
+              f"--bot-id {bot['id']} --secret {bot['signing_secret']}")  # fmt: skip
     print("Both are shown this once. Keep the owner token to manage the bot (as "
           "ARENA_OWNER_TOKEN);\nstart the bot with the signing secret.")  # fmt: skip
     return 0
@@ -102,6 +115,21 @@ def cmd_bots_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _connection(presence: dict[str, Any]) -> str:
+    """What ``arena bots show`` says of a bot that connects out."""
+    if not presence.get("connected"):
+        seen = presence.get("last_seen")
+        return "connects out; not connected" + (f" (last heard from {when(seen)})" if seen else "")
+    text = f"connects out; connected since {when(presence.get('since'))}"
+    if presence.get("draining"):
+        text += ", stopping (finishing its matches)"
+    if presence.get("sdk"):
+        text += f"; {presence['sdk']}"
+    if presence.get("capacity"):
+        text += f"; takes {presence['capacity']} at once"
+    return text
+
+
 def cmd_bots_show(args: argparse.Namespace) -> int:
     with _client(args) as client:
         bot = client.get_object(f"/api/bots/{args.id}", _reader_token())
@@ -117,7 +145,12 @@ def cmd_bots_show(args: argparse.Namespace) -> int:
         [
             ("status", status),
             ("owner", bot["owner"]),
-            *([("endpoint", bot["endpoint"])] if "endpoint" in bot else []),
+            *([("endpoint", bot["endpoint"])] if bot.get("endpoint") else []),
+            *(
+                [("connection", _connection(bot.get("connection") or {}))]
+                if bot.get("connect")
+                else []
+            ),
             ("games", bot["games"]),
             ("declares", declared or None),
             ("description", bot.get("description") or None),
@@ -399,11 +432,18 @@ def add_commands(sub: Any) -> None:
     register = bots_sub.add_parser(
         "register",
         parents=[remote],
-        help="register a bot endpoint (the arena calls its GET / first)",
+        help="register a bot: its endpoint (the arena calls its GET / first), or --connect",
         description="Prints the owner token and the signing secret: they are shown once.",
     )
     register.add_argument("name")
-    register.add_argument("endpoint", metavar="URL", help="the bot's address, http://host:port")
+    register.add_argument(
+        "endpoint", metavar="URL", nargs="?", help="the bot's address, http://host:port"
+    )
+    register.add_argument(
+        "--connect",
+        action="store_true",
+        help="the bot connects out to the arena (a laptop: no address; give --games)",
+    )
     register.add_argument("--owner", required=True, help="who runs it (a name or an e-mail)")
     register.add_argument("--games", help="comma-separated (default: every game it declares)")
     register.add_argument("--description")

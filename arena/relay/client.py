@@ -171,6 +171,7 @@ class RelayExchange:
             return
         home = self._client.locate()
         if home is None or home == self._tried:
+            self._client.forget()
             self._look_at = now + LOOK_AGAIN  # not connected (yet), or not moved yet
             return
         self._tried = None
@@ -207,6 +208,7 @@ class RelayExchange:
             # the home is gone (a web process that died): looked up again, the request
             # sent again once the bot is held elsewhere
             self._tried = self._client.last_home
+            self._client.forget()
             self._previous = self._previous or self._sent_id
             return
         outcome = response.headers.get(OUTCOME.lower().encode(), b"").decode("latin-1")
@@ -227,6 +229,7 @@ class RelayExchange:
                 self._previous, self._handed_wall = self._sent_id, float(handed)
             # looked up again: at once when the session moved (a new session may be held
             # by the same process), a little later when the bot went away
+            self._client.forget()
             self._look_at = time.monotonic() + (MOVED_AGAIN if outcome == "moved" else LOOK_AGAIN)
             return
         if outcome == "timeout":
@@ -280,10 +283,15 @@ class RelayClient:
         self.last_home: str | None = None
 
     def locate(self) -> str | None:
-        home = self._locate()
-        if home is not None:
-            self.last_home = home
-        return home
+        """The bot's home: the one found last, until a request there was refused as
+        moved or found it gone (``forget``); else looked up."""
+        if self.last_home is None:
+            self.last_home = self._locate()
+        return self.last_home
+
+    def forget(self) -> None:
+        """The home found last is no longer the bot's: look it up again."""
+        self.last_home = None
 
     def hop(self, home: str, extra: Callable[[], str]) -> _Hop:
         endpoint = f"{home}/relay/{self.bot_id}"
