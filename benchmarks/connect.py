@@ -76,10 +76,10 @@ from sdk_roundtrip import act_body  # noqa: E402
 from arena import services  # noqa: E402
 from arena.config import from_env  # noqa: E402
 from arena.db import Database  # noqa: E402
-from arena.match.exchanges import settle
-from arena.match.http_client import HttpClient
-from arena.match.pools import Pools
-from arena.match.referee import Referee
+from arena.match.exchanges import settle  # noqa: E402
+from arena.match.http_client import HttpClient  # noqa: E402
+from arena.match.pools import Pools  # noqa: E402
+from arena.match.referee import Referee  # noqa: E402
 from arena.relay import sessions  # noqa: E402
 from arena.relay.client import RelayClient  # noqa: E402
 

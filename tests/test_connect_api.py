@@ -41,9 +41,11 @@ def signed(client: FlaskClient, path: str, secret: str, body: dict[str, Any], **
 
 def open_session(client: FlaskClient, bot: dict[str, Any], info: dict | None = None) -> str:
     answer = signed(
-        client, "/api/connect/session", bot["signing_secret"],
+        client,
+        "/api/connect/session",
+        bot["signing_secret"],
         {"bot_id": bot["id"], "info": info or INFO},
-    )  # fmt: skip
+    )
     assert answer.status_code == 200, answer.get_json()
     return answer.get_json()["session"]
 
@@ -85,8 +87,13 @@ def test_a_bot_registered_to_connect_has_no_endpoint_and_is_told_what_it_needs(c
     assert detail["connection"]["connected"] is False and "endpoint" not in detail
     answer = client.post("/api/bots", json={"name": "b", "owner": "b", "connect": True})
     assert answer.status_code == 422 and "games" in answer.get_json()["errors"]["json"]
-    both = {"name": "c", "owner": "c", "games": ["cactus"], "connect": True,
-            "endpoint": "http://127.0.0.1:9"}  # fmt: skip
+    both = {
+        "name": "c",
+        "owner": "c",
+        "games": ["cactus"],
+        "connect": True,
+        "endpoint": "http://127.0.0.1:9",
+    }
     assert client.post("/api/bots", json=both).status_code == 422
 
 
@@ -103,9 +110,11 @@ def test_a_request_goes_out_in_a_poll_and_its_answer_comes_back_in_the_next(app,
     [wire] = answer.get_json()["requests"]
     assert wire == request.wire()  # the webhook request, its own signature with it
     answer = poll(
-        client, bot, session, answers=[{"request_id": "a" * 32, "status": 200,
-                                        "body": {"action": {"type": "draw"}}}],
-    )  # fmt: skip
+        client,
+        bot,
+        session,
+        answers=[{"request_id": "a" * 32, "status": 200, "body": {"action": {"type": "draw"}}}],
+    )
     worker.join(5)
     assert request.outcome == "answer" and json.loads(request.answer) == {
         "action": {"type": "draw"}
@@ -135,9 +144,11 @@ def test_a_webhook_bot_cannot_open_a_session(client, info_bot):
         "/api/bots", json={"name": "web", "owner": "o", "endpoint": info_bot()}
     ).get_json()
     answer = signed(
-        client, "/api/connect/session", webhook["signing_secret"],
+        client,
+        "/api/connect/session",
+        webhook["signing_secret"],
         {"bot_id": webhook["id"], "info": INFO},
-    )  # fmt: skip
+    )
     assert answer.status_code == 409 and '"connect": true' in answer.get_json()["message"]
 
 
@@ -152,9 +163,11 @@ def test_a_second_session_replaces_the_first_whose_polls_are_told_why(app, clien
     detail = client.get(f"/api/bots/{bot['id']}").get_json()
     assert detail["connection"]["sessions_replaced"] == 1
     closed = signed(
-        client, "/api/connect/close", bot["signing_secret"],
+        client,
+        "/api/connect/close",
+        bot["signing_secret"],
         {"bot_id": bot["id"], "session": second},
-    )  # fmt: skip
+    )
     assert closed.status_code == 204
     answer = poll(client, bot, second)
     assert answer.status_code == 409 and answer.get_json()["reason"] == "closed"
@@ -202,7 +215,7 @@ def test_organisers_see_which_connect_bots_are_offline_and_bot_pages_show_presen
             "bot_ids": [web["id"], bot["id"]],
             "seats_per_match": 2,
             "games_per_pairing": 2,
-        },  # fmt: skip
+        },
     ).get_json()
     assert created["offline_bot_ids"] == [bot["id"]]
     page = client.get(f"/tournaments/{created['id']}").get_data(as_text=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -56,7 +57,7 @@ def connect_bot(url: str, bot_id: int, secret: str) -> Iterator[subprocess.Popen
             str(bot_id),
             "--secret",
             secret,
-        ],  # fmt: skip
+        ],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "sdk")])},
         stdout=subprocess.PIPE,
@@ -124,7 +125,7 @@ def test_a_connect_bot_plays_a_tournament_against_webhook_bots(server: Lane, web
             "connect": True,
             "owner": "student",
             "games": ["cactus"],
-        },  # fmt: skip
+        },
     )
     assert answer.status_code == 201, answer.json
     laptop, secret = answer.json["id"], answer.json["signing_secret"]
@@ -161,7 +162,7 @@ def test_a_connect_bot_plays_a_tournament_against_webhook_bots(server: Lane, web
                 "seats_per_match": 2,
                 "games_per_pairing": 2,
                 "seed": 5,
-            },  # fmt: skip
+            },
         )
         assert started.status_code == 201, started.json
         tid = started.json["id"]
@@ -262,7 +263,7 @@ def test_the_web_process_holding_the_session_dies_mid_match_and_the_match_goes_o
                 "connect": True,
                 "owner": "student",
                 "games": ["cactus"],
-            },  # fmt: skip
+            },
         ).json
         SlowBot.asked.clear()
         hook = make_server(SlowBot("cactus", "heuristic"), "127.0.0.1", 0, secret=None)
@@ -276,8 +277,9 @@ def test_the_web_process_holding_the_session_dies_mid_match_and_the_match_goes_o
         student = stack.enter_context(connect_bot(url, laptop["id"], laptop["signing_secret"]))
 
         def connected() -> bool:
-            return bool((api.get(f"/api/bots/{laptop['id']}").json.get("connection") or {})
-                        .get("connected"))  # fmt: skip
+            return bool(
+                (api.get(f"/api/bots/{laptop['id']}").json.get("connection") or {}).get("connected")
+            )
 
         wait_for(connected, timeout=30, what="the connect bot's session")
         with server.db.session() as s:
@@ -292,7 +294,7 @@ def test_the_web_process_holding_the_session_dies_mid_match_and_the_match_goes_o
                 "seats_per_match": 2,
                 "games_per_pairing": 2,
                 "seed": 9,
-            },  # fmt: skip
+            },
         ).json
         assert "id" in started, started
         tid = started["id"]
@@ -313,3 +315,72 @@ def test_the_web_process_holding_the_session_dies_mid_match_and_the_match_goes_o
         bot = api.get(f"/api/bots/{laptop['id']}").json
         assert bot["recent_faults"] == [], bot["recent_faults"]
         assert student.poll() is None  # it kept playing through the move
+
+
+def test_a_second_copy_replaces_the_first_a_wrong_secret_is_refused_and_ctrl_c_drains(
+    server: Lane, web
+) -> None:
+    """With real processes in each lane: a wrong secret is refused at once (exit 2, one
+    line); a second copy of the bot replaces the first, which stops (exit 1) and says
+    why; Ctrl-C in the middle of a tournament finishes the match in play without a fault
+    (exit 0), and the queued matches wait for the bot instead of being played on
+    defaults."""
+    url, api = web
+    laptop = api.post(
+        "/api/bots",
+        json={
+            "name": f"{server.name}-copies",
+            "connect": True,
+            "owner": "student",
+            "games": ["cactus"],
+        },
+    ).json
+    bot_id, secret = laptop["id"], laptop["signing_secret"]
+    with ExitStack() as stack:
+        wrong = stack.enter_context(connect_bot(url, bot_id, "not-the-secret-at-all"))
+        assert wrong.wait(timeout=30) == 2
+        assert b"refused bot" in wrong.stdout.read() and wrong.returncode == 2
+
+        first = stack.enter_context(connect_bot(url, bot_id, secret))
+
+        def connected() -> bool:
+            return bool(
+                (api.get(f"/api/bots/{bot_id}").json.get("connection") or {}).get("connected")
+            )
+
+        wait_for(connected, timeout=30, what="the first copy's session")
+        second = stack.enter_context(connect_bot(url, bot_id, secret))
+        assert first.wait(timeout=30) == 1  # replaced: that copy stops
+        assert b"replaced" in first.stdout.read()
+        assert api.get(f"/api/bots/{bot_id}").json["connection"]["sessions_replaced"] == 1
+
+        SlowBot.asked.clear()
+        hook = make_server(SlowBot("cactus", "heuristic"), "127.0.0.1", 0, secret=None)
+        hook.serve_in_background()
+        stack.callback(hook.close)
+        made = api.post(
+            "/api/bots",
+            json={"name": f"{server.name}-drain-hook", "endpoint": hook.url, "owner": "tests"},
+        ).json
+        hook.secret = made["signing_secret"]
+        tid = api.post(
+            "/api/tournaments",
+            json={
+                "name": f"{server.name}-drain",
+                "game": "cactus",
+                "bot_ids": [bot_id, made["id"]],
+                "seats_per_match": 2,
+                "games_per_pairing": 4,
+                "seed": 11,
+            },
+        ).json["id"]
+        wait_for(lambda: len(SlowBot.asked) >= 5, timeout=60, what="a match under way")
+        second.send_signal(signal.SIGINT)  # Ctrl-C: drain
+        assert second.wait(timeout=60) == 0, second.stdout.read().decode()[-2000:]
+        progress = api.get(f"/api/tournaments/{tid}").json["progress"]
+        assert progress["finished"] >= 1 and progress["running"] == 0
+        time.sleep(3)  # queued matches are not played on defaults while it is away
+        later = api.get(f"/api/tournaments/{tid}").json["progress"]
+        assert later["finished"] == progress["finished"] and later["queued"] >= 1
+        assert api.get(f"/api/bots/{bot_id}").json["recent_faults"] == []
+        api.post(f"/api/tournaments/{tid}/cancel")

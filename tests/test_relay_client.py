@@ -248,8 +248,8 @@ def test_a_connect_bot_receives_the_bytes_a_webhook_bot_receives(homes, pools, n
     bot = Bot(home.hub, "s1", answer=lambda b: {"action": {"type": "pass"}} if "view" in b else {})
     try:
         Recorder.bodies.clear()
-        hook = HttpClient(f"http://127.0.0.1:{webhook.server_address[1]}", SECRET, "hook",
-                          pool=pools.get(f"http://127.0.0.1:{webhook.server_address[1]}"))  # fmt: skip
+        address = f"http://127.0.0.1:{webhook.server_address[1]}"
+        hook = HttpClient(address, SECRET, "hook", pool=pools.get(address))
         relayed = client(home.home)
         for transport in (hook, relayed):
             transport.finish(transport.begin(path, body, 5.0))

@@ -135,3 +135,24 @@ def test_an_answer_given_to_a_lost_home_settles_the_request_sent_again_here():
     again = delivery("f" * 32, previous="e" * 32, handed_wall=handed)
     assert hub.deliver(again).outcome == "answer"
     assert again.answer == b'{"action": 2}' and again.latency_ms >= 50
+
+
+def test_requests_to_a_bot_of_capacity_three_reach_its_open_polls_one_each():
+    """Each request wakes one open poll, which takes it; none is left waiting while a
+    poll is open and the bot takes more."""
+    hub = Hub()
+    hub.open(BOT, "s1", capacity=3)
+    polls = [in_thread(lambda: hub.poll(BOT, "s1", [], wait=10)) for _ in range(3)]
+    time.sleep(0.2)  # all three are waiting
+    requests = [delivery(request_id=c * 32, seconds=10) for c in "abc"]
+    workers = [in_thread(lambda r=r: hub.deliver(r)) for r in requests]
+    started = time.monotonic()
+    for thread, _ in polls:
+        thread.join(timeout=5)
+    assert time.monotonic() - started < 5  # handed at once, not at the polls' timeout
+    handed = sorted(d.request_id for _, got in polls for d in got[0])
+    assert handed == sorted(r.request_id for r in requests)
+    hub.poll(BOT, "s1", [(r.request_id, 200, b"{}") for r in requests], wait=0)
+    for thread, _ in workers:
+        thread.join(timeout=5)
+    assert [r.outcome for r in requests] == ["answer"] * 3

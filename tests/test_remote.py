@@ -111,9 +111,18 @@ def bots(server: str) -> Iterator[dict[str, dict[str, Any]]]:
             bot.serve_in_background()
             stack.callback(bot.close)
             code, out, err = cli(
-                "bots", "register", name, bot.url, "--owner", "tests", "--games", "cactus",
-                "--signing-secret", SECRETS[name], "--json",
-            )  # fmt: skip
+                "bots",
+                "register",
+                name,
+                bot.url,
+                "--owner",
+                "tests",
+                "--games",
+                "cactus",
+                "--signing-secret",
+                SECRETS[name],
+                "--json",
+            )
             assert (code, err) == (0, ""), err
             registered[name] = json.loads(out)
         yield registered
@@ -124,8 +133,18 @@ def test_register_shows_the_owner_token_and_the_secret_once(server, bots):
     bot = make_server(PolicyBot("cactus", "random"), "127.0.0.1", 0, secret="charlie-secret-03")
     bot.serve_in_background()
     try:
-        argv = ("bots", "register", "charlie", bot.url, "--owner", "carol", "--games", "cactus",
-                "--signing-secret", "charlie-secret-03")  # fmt: skip
+        argv = (
+            "bots",
+            "register",
+            "charlie",
+            bot.url,
+            "--owner",
+            "carol",
+            "--games",
+            "cactus",
+            "--signing-secret",
+            "charlie-secret-03",
+        )
         code, out, err = cli(*argv)
         assert (code, err) == (0, "")
         first, token_line, secret_line, *note = out.splitlines()
@@ -137,20 +156,34 @@ def test_register_shows_the_owner_token_and_the_secret_once(server, bots):
         assert note[0].startswith("Both are shown this once")
 
         # the same name again: the server's refusal, in one line
-        assert cli(*argv) == (2, "", f"arena: {server} answered 409: a bot named 'charlie' "
-                                     "already exists\n")  # fmt: skip
+        assert cli(*argv) == (
+            2,
+            "",
+            f"arena: {server} answered 409: a bot named 'charlie' already exists\n",
+        )
 
         # its owner rotates the secret with the owner token from the environment
-        rotate = ("bots", "rotate", str(bot_id), "--only", "signing_secret",
-                  "--signing-secret", "charlie-secret-04")  # fmt: skip
+        rotate = (
+            "bots",
+            "rotate",
+            str(bot_id),
+            "--only",
+            "signing_secret",
+            "--signing-secret",
+            "charlie-secret-04",
+        )
         assert cli(*rotate) == (
-            2, "", f"arena: {server} answered 401: this needs the bot's owner token: "
+            2,
+            "",
+            f"arena: {server} answered 401: this needs the bot's owner token: "
             "Authorization: Bearer <token> (set $ARENA_OWNER_TOKEN)\n",
-        )  # fmt: skip
+        )
         assert cli(*rotate, ARENA_OWNER_TOKEN="not-the-token") == (
-            2, "", f"arena: {server} answered 401: the owner token is not valid "
+            2,
+            "",
+            f"arena: {server} answered 401: the owner token is not valid "
             "(check $ARENA_OWNER_TOKEN)\n",
-        )  # fmt: skip
+        )
         code, out, err = cli(*rotate, ARENA_OWNER_TOKEN=token)
         assert (code, err) == (0, "")
         assert out.splitlines()[:2] == [
@@ -166,8 +199,13 @@ def test_a_laptop_bot_is_registered_to_connect_out_and_shown_offline(server):
     code, out, err = cli(*argv)
     assert (code, err) == (0, "")
     first, _token, secret_line, start, *_note = out.splitlines()
-    bot_id = int(re.fullmatch(r"bot (\d+) registered: laptop connects out to the arena, "
-                              r"plays cactus", first)[1])  # fmt: skip
+    bot_id = int(
+        re.fullmatch(
+            r"bot (\d+) registered: laptop connects out to the arena, "
+            r"plays cactus",
+            first,
+        )[1]
+    )
     secret = secret_line.removeprefix("signing secret: ")
     assert start == (
         f"start it from anywhere: python bot.py --connect {server} --bot-id {bot_id} "
@@ -178,20 +216,32 @@ def test_a_laptop_bot_is_registered_to_connect_out_and_shown_offline(server):
     assert "  connection   connects out; not connected" in out.splitlines()
     # the mistakes: one line each, status 2, nothing registered
     assert cli("bots", "register", "lap2", "--connect", "--owner", "dee") == (
-        2, "", "arena: a bot that connects out is registered with --games (it is not called)\n"
-    )  # fmt: skip
+        2,
+        "",
+        "arena: a bot that connects out is registered with --games (it is not called)\n",
+    )
     for extra in ((), ("http://127.0.0.1:9", "--connect", "--games", "cactus")):
         assert cli("bots", "register", "lap3", *extra, "--owner", "dee") == (
-            2, "", "arena: give the bot's URL, or --connect for a bot that connects out "
-            "(not both)\n",
-        )  # fmt: skip
+            2,
+            "",
+            "arena: give the bot's URL, or --connect for a bot that connects out (not both)\n",
+        )
 
 
 def test_a_reader_that_stops_reading_gets_no_traceback():
     """``arena ... | head -1``: the pipe closes under the command, which ends quietly."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "arena", "play", "cactus", "--matches", "300", "--bots",
-         "random,random"],  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "arena",
+            "play",
+            "cactus",
+            "--matches",
+            "300",
+            "--bots",
+            "random,random",
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
@@ -256,16 +306,31 @@ def _tournament_id(out: str) -> int:
 
 def test_a_tournament_from_its_start_to_a_replay_file(server, bots, tmp_path):
     ids = f"{bots['ada']['id']},{bots['bob']['id']}"
-    start = ("tournaments", "start", "cactus", "--bots", ids, "--games-per-pairing", "2",
-             "--name", "cli cup", "--seed", "4")  # fmt: skip
+    start = (
+        "tournaments",
+        "start",
+        "cactus",
+        "--bots",
+        ids,
+        "--games-per-pairing",
+        "2",
+        "--name",
+        "cli cup",
+        "--seed",
+        "4",
+    )
     assert cli(*start) == (
-        2, "", f"arena: {server} answered 401: this needs the organiser token: "
+        2,
+        "",
+        f"arena: {server} answered 401: this needs the organiser token: "
         "Authorization: Bearer <token> (set $ARENA_ORGANISER_TOKEN)\n",
-    )  # fmt: skip
+    )
     assert cli(*start, ARENA_ORGANISER_TOKEN="wrong") == (
-        2, "", f"arena: {server} answered 401: the organiser token is not valid "
+        2,
+        "",
+        f"arena: {server} answered 401: the organiser token is not valid "
         "(check $ARENA_ORGANISER_TOKEN)\n",
-    )  # fmt: skip
+    )
     code, out, err = cli(*start, ARENA_ORGANISER_TOKEN=ORGANISER)
     assert (code, err) == (0, "")
     tid = _tournament_id(out)
@@ -285,8 +350,22 @@ def test_a_tournament_from_its_start_to_a_replay_file(server, bots, tmp_path):
         f"tournament {tid}: cli cup (cactus, round robin, 2 seats), finished",
         "  matches: 2/2 over (2 finished)",
     ]
-    assert lines[2].split() == ["#", "bot", "id", "matches", "points", "per", "match", "wins",
-                                "mean", "rank", "faults", "struck", "out", "forfeits"]  # fmt: skip
+    assert lines[2].split() == [
+        "#",
+        "bot",
+        "id",
+        "matches",
+        "points",
+        "per",
+        "match",
+        "wins",
+        "mean",
+        "rank",
+        "faults",
+        "struck",
+        "out",
+        "forfeits",
+    ]
     assert {line.split()[1] for line in lines[3:5]} == {"ada", "bob"}
     assert all(line.split()[-3:] == ["0", "0", "0"] for line in lines[3:5])  # no fault
     code, out, _ = cli("tournaments", "show", str(tid), "--json")
@@ -299,14 +378,23 @@ def test_a_tournament_from_its_start_to_a_replay_file(server, bots, tmp_path):
     code, out, _ = cli("ratings", "show", "cactus", "--json")
     assert {row["name"] for row in json.loads(out)} >= {"ada", "bob"}
     assert cli("ratings", "show", "poker") == (
-        2, "", f"arena: {server} answered 404: unknown game 'poker'; games: cactus, "
+        2,
+        "",
+        f"arena: {server} answered 404: unknown game 'poker'; games: cactus, "
         "cactus-game, president\n",
-    )  # fmt: skip
+    )
 
     code, out, err = cli("matches", "list", "--tournament", str(tid))
     assert (code, err) == (0, "")
-    assert out.splitlines()[0].split() == ["id", "game", "status", "tournament", "seats",
-                                           "ranks", "finished"]  # fmt: skip
+    assert out.splitlines()[0].split() == [
+        "id",
+        "game",
+        "status",
+        "tournament",
+        "seats",
+        "ranks",
+        "finished",
+    ]
     code, out, _ = cli("matches", "list", "--tournament", str(tid), "--json")
     match_ids = sorted(m["id"] for m in json.loads(out))
     assert len(match_ids) == 2
@@ -314,8 +402,15 @@ def test_a_tournament_from_its_start_to_a_replay_file(server, bots, tmp_path):
     code, out, err = cli("matches", "show", str(match_ids[0]))
     assert (code, err) == (0, "")
     assert out.startswith(f"match {match_ids[0]}: cactus, finished, tournament {tid}, ")
-    assert out.splitlines()[1].split() == ["seat", "bot", "id", "rank", "score", "strikes",
-                                           "faults"]  # fmt: skip
+    assert out.splitlines()[1].split() == [
+        "seat",
+        "bot",
+        "id",
+        "rank",
+        "score",
+        "strikes",
+        "faults",
+    ]
 
     path = tmp_path / "m.json"
     code, out, err = cli("matches", "replay", str(match_ids[0]), "-o", str(path))
@@ -326,16 +421,24 @@ def test_a_tournament_from_its_start_to_a_replay_file(server, bots, tmp_path):
     assert cli("replay", str(path)) == (0, "match 1: ok\n", "")
     assert cli("view", str(path), "--seat", "0", "--html")[0] == 0
     assert cli("matches", "replay", "999999", "-o", str(path)) == (
-        2, "", f"arena: {server} answered 404: no match 999999\n",
-    )  # fmt: skip
+        2,
+        "",
+        f"arena: {server} answered 404: no match 999999\n",
+    )
 
 
 def test_cancel_a_tournament(server, bots):
     ids = f"{bots['ada']['id']},{bots['bob']['id']}"
     code, out, err = cli(
-        "tournaments", "start", "cactus", "--bots", ids, "--games-per-pairing", "40",
+        "tournaments",
+        "start",
+        "cactus",
+        "--bots",
+        ids,
+        "--games-per-pairing",
+        "40",
         ARENA_ORGANISER_TOKEN=ORGANISER,
-    )  # fmt: skip
+    )
     assert (code, err) == (0, "")
     tid = _tournament_id(out)
     assert cli("tournaments", "cancel", str(tid))[0] == 2  # the organiser's only
@@ -346,20 +449,26 @@ def test_cancel_a_tournament(server, bots):
         out.splitlines()[0] == f"tournament {tid}: {name} (cactus, round robin, 2 seats), cancelled"
     )
     assert cli("tournaments", "cancel", str(tid), ARENA_ORGANISER_TOKEN=ORGANISER) == (
-        2, "", f"arena: {server} answered 409: tournament {tid} is already cancelled\n",
-    )  # fmt: skip
+        2,
+        "",
+        f"arena: {server} answered 409: tournament {tid} is already cancelled\n",
+    )
     assert cli("tournaments", "show", "99999") == (
-        2, "", f"arena: {server} answered 404: no tournament 99999\n",
-    )  # fmt: skip
+        2,
+        "",
+        f"arena: {server} answered 404: no tournament 99999\n",
+    )
 
 
 # -- a server that is down, failing, slow or not an arena ----------------------------------
 def test_a_server_that_is_down():
     url = f"http://127.0.0.1:{free_port()}"
     assert cli("bots", "list", "--server", url) == (
-        2, "", f"arena: cannot reach {url} (connection refused): is the arena running "
+        2,
+        "",
+        f"arena: cannot reach {url} (connection refused): is the arena running "
         "there? (--server or $ARENA_SERVER)\n",
-    )  # fmt: skip
+    )
 
 
 def test_an_address_that_is_not_an_arena():
@@ -367,9 +476,11 @@ def test_an_address_that_is_not_an_arena():
     bot.serve_in_background()
     try:
         assert cli("bots", "list", "--server", bot.url) == (
-            2, "", f"arena: {bot.url} is not an arena: GET /api/bots answered 404 "
+            2,
+            "",
+            f"arena: {bot.url} is not an arena: GET /api/bots answered 404 "
             "(application/json); check --server or $ARENA_SERVER\n",
-        )  # fmt: skip
+        )
     finally:
         bot.close()
 
@@ -442,9 +553,11 @@ def test_a_get_is_retried_and_a_post_is_not(misbehaving):
     assert cli("bots", "list", "--server", url) == (0, "no bot is registered\n", "")
     assert seen.count(("GET", "/api/bots")) == 3
     assert cli("tournaments", "start", "cactus", "--bots", "1,2", "--server", url) == (
-        1, "", f"arena: {url} failed: 503 Service Unavailable (POST /api/tournaments; see "
+        1,
+        "",
+        f"arena: {url} failed: 503 Service Unavailable (POST /api/tournaments; see "
         "the server's log)\n",
-    )  # fmt: skip
+    )
     assert seen.count(("POST", "/api/tournaments")) == 1
 
 
@@ -452,21 +565,27 @@ def test_a_server_error_is_exit_status_1(misbehaving):
     body = json.dumps({"code": 500, "status": "Internal Server Error", "message": "oops"})
     url, _ = misbehaving({("GET", "/api/ratings/cactus"): [(500, JSON, body, 0)]})
     assert cli("ratings", "show", "cactus", "--server", url) == (
-        1, "", f"arena: {url} failed: 500 oops (GET /api/ratings/cactus; see the server's log)\n"
-    )  # fmt: skip
+        1,
+        "",
+        f"arena: {url} failed: 500 oops (GET /api/ratings/cactus; see the server's log)\n",
+    )
 
 
 def test_a_slow_server_times_out(misbehaving):
     url, seen = misbehaving({("GET", "/api/bots/1"): [(200, JSON, "{}", 1.0)]})
     assert cli("bots", "show", "1", "--server", url, "--timeout", "0.2") == (
-        2, "", f"arena: {url} did not answer GET /api/bots/1 within 0.2 s\n",
-    )  # fmt: skip
+        2,
+        "",
+        f"arena: {url} did not answer GET /api/bots/1 within 0.2 s\n",
+    )
     assert len(seen) == 4  # the first try and three retries
 
 
 def test_a_web_page_is_not_an_arena(misbehaving):
     url, _ = misbehaving({("GET", "/api/ratings/cactus"): [(200, "text/html", "<html>", 0)]})
     assert cli("ratings", "show", "cactus", "--server", url) == (
-        2, "", f"arena: {url} is not an arena: GET /api/ratings/cactus answered 200 "
+        2,
+        "",
+        f"arena: {url} is not an arena: GET /api/ratings/cactus answered 200 "
         "(text/html); check --server or $ARENA_SERVER\n",
-    )  # fmt: skip
+    )

@@ -1,5 +1,5 @@
-"""``/api/tournaments``: tournaments in any format of ``arena.competition.formats`` (``/api/formats``
-lists them), their progress, standings, crosstable and stop rule."""
+"""``/api/tournaments``: tournaments in any format of ``arena.competition.formats``
+(``/api/formats`` lists them), their progress, standings, crosstable and stop rule."""
 
 from __future__ import annotations
 

@@ -289,7 +289,10 @@ class ConnectClient:
             f"{polls} open, no listening socket (Ctrl-C drains)"
         )
         if replaced:
-            self._say("this session replaced an earlier one of the bot (a copy still running with it stops)")
+            self._say(
+                "this session replaced an earlier one of the bot "
+                "(a copy still running with it stops)"
+            )
         self._loops = [_PollLoop(self) for _ in range(capacity)]
         for loop in self._loops:
             loop.start()

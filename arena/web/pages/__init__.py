@@ -4,8 +4,8 @@ Pages only read.  Everything that changes data (registering a bot, starting or
 cancelling a tournament) goes through the JSON API from ``static/forms.js``, so the
 rules for what is accepted live in one place.  Aggregates come from the functions the
 API uses: leaderboards and progress from ``arena.services``, standings, crosstables and
-a gauntlet's stop rule from ``arena.competition.standings``.  Counts of matches are of matches played
-(finished).
+a gauntlet's stop rule from ``arena.competition.standings``.  Counts of matches are of
+matches played (finished).
 
 One module per area, mirroring ``arena.api``, all on the one blueprint ``bp`` (``web``):
 
