@@ -203,8 +203,6 @@ class Hub:
                 if ended in session.polls:
                     session.polls.remove(ended)
                 session.last_poll_end = time.monotonic()
-                if session.gone is None and session.queue and len(session.out) < session.capacity:
-                    session.changed.notify()  # what this poll did not take, another may
 
     def _session(self, bot_id: int, token: str) -> _Session:
         session = self._sessions.get(bot_id)
@@ -224,7 +222,7 @@ class Hub:
             return
         latency = (now - delivery.handed_at) * 1000.0 if delivery.handed_at else None
         self._settle(delivery, "answer", status=status, answer=body, latency_ms=latency)
-        session.changed.notify()  # one more may be handed out (a poll passes it on)
+        session.changed.notify_all()  # one more may be handed out
 
     # -- the worker's side ---------------------------------------------------------------------
     def deliver(self, delivery: Delivery) -> Delivery:
@@ -244,9 +242,7 @@ class Hub:
                 self._settle(delivery, "answer", status=status, answer=body, latency_ms=latency)
                 return delivery
             session.queue.append(delivery)
-            # one poll is enough to take it: waking every open poll of a bot of capacity
-            # n costs n - 1 wake-ups for nothing (a poll that cannot take it passes it on)
-            session.changed.notify()
+            session.changed.notify_all()
         delivery.settled.wait(max(delivery.deadline - time.monotonic(), 0.0))
         with self._lock:
             if delivery.outcome is None:
@@ -259,7 +255,7 @@ class Hub:
             if delivery in session.queue:
                 session.queue.remove(delivery)
             if session.out.pop(delivery.request_id, None) is not None:
-                session.changed.notify()  # one more may be handed out (passed on)
+                session.changed.notify_all()  # one more may be handed out
         away = session is None or (
             not session.polls and time.monotonic() - session.last_poll_end > self.away_seconds
         )
