@@ -322,9 +322,9 @@ def test_a_second_copy_replaces_the_first_a_wrong_secret_is_refused_and_ctrl_c_d
 ) -> None:
     """With real processes in each lane: a wrong secret is refused at once (exit 2, one
     line); a second copy of the bot replaces the first, which stops (exit 1) and says
-    why; Ctrl-C in the middle of a tournament finishes the match in play without a fault
-    (exit 0), and the queued matches wait for the bot instead of being played on
-    defaults."""
+    why; Ctrl-C in the middle of a tournament finishes the matches in play without a
+    fault (exit 0), and matches queued while the bot is away wait for it instead of being
+    played on defaults."""
     url, api = web
     laptop = api.post(
         "/api/bots",
@@ -378,9 +378,22 @@ def test_a_second_copy_replaces_the_first_a_wrong_secret_is_refused_and_ctrl_c_d
         second.send_signal(signal.SIGINT)  # Ctrl-C: drain
         assert second.wait(timeout=60) == 0, second.stdout.read().decode()[-2000:]
         progress = api.get(f"/api/tournaments/{tid}").json["progress"]
-        assert progress["finished"] >= 1 and progress["running"] == 0
-        time.sleep(3)  # queued matches are not played on defaults while it is away
-        later = api.get(f"/api/tournaments/{tid}").json["progress"]
-        assert later["finished"] == progress["finished"] and later["queued"] >= 1
+        assert progress["running"] == 0 and progress["failed"] == 0  # played to their end
+        assert progress["finished"] >= 1
         assert api.get(f"/api/bots/{bot_id}").json["recent_faults"] == []
+        # while it is away, a new tournament's matches wait for it, not played on defaults
+        waiting = api.post(
+            "/api/tournaments",
+            json={
+                "name": f"{server.name}-away",
+                "game": "cactus",
+                "bot_ids": [bot_id, made["id"]],
+                "seats_per_match": 2,
+                "games_per_pairing": 2,
+                "seed": 12,
+            },
+        ).json["id"]
+        time.sleep(3)
+        assert api.get(f"/api/tournaments/{waiting}").json["progress"]["queued"] == 2
+        api.post(f"/api/tournaments/{waiting}/cancel")
         api.post(f"/api/tournaments/{tid}/cancel")
