@@ -14,18 +14,21 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from arenabot import make_server
 
 from arena.app import create_app
 from arena.cli.processes import make_web_server, stop_processes
 from arena.relay import sessions
+from arena.relay.internal import SIGNATURE, TIMESTAMP, signature
 from sample_bots.policy_bot import PolicyBot
 from tests.support.lanes import Lane, free_port, lane, wait_for
 
@@ -340,6 +343,34 @@ def test_a_second_copy_replaces_the_first_a_wrong_secret_is_refused_and_ctrl_c_d
         wrong = stack.enter_context(connect_bot(url, bot_id, "not-the-secret-at-all"))
         assert wrong.wait(timeout=30) == 2
         assert b"refused bot" in wrong.stdout.read() and wrong.returncode == 2
+        # a signed request captured and played again is refused, over HTTP as a bot sends it
+        body = orjson.dumps(
+            {
+                "bot_id": bot_id,
+                "request_id": os.urandom(16).hex(),
+                "session": "not-a-session",
+                "answers": [],
+            }
+        )
+        stamp = str(int(time.time()))
+        headers = {
+            "Content-Type": "application/json",
+            TIMESTAMP: stamp,
+            SIGNATURE: signature(secret, stamp, body),
+        }
+        statuses = []
+        for _ in range(2):
+            try:
+                with urllib.request.urlopen(
+                    urllib.request.Request(f"{url}/api/connect/poll", data=body, headers=headers),
+                    timeout=10,
+                ) as answer:
+                    statuses.append((answer.status, ""))
+            except urllib.error.HTTPError as refused:
+                statuses.append((refused.code, orjson.loads(refused.read())["message"]))
+                refused.close()
+        assert statuses[0][0] == 409  # the bot's own request: no such session
+        assert statuses[1][0] == 401 and "replayed" in statuses[1][1]
 
         first = stack.enter_context(connect_bot(url, bot_id, secret))
 
