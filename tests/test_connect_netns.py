@@ -33,6 +33,7 @@ from arenabot import make_server
 from arena.app import create_app
 from arena.cli.processes import make_web_server
 from sample_bots.policy_bot import PolicyBot
+from tests.support.connect import connect_bot
 from tests.support.lanes import Lane, lane, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -232,36 +233,11 @@ def web(server: Lane, behind_nat: Laptop) -> Iterator[tuple[str, Any]]:
     app.extensions["arena.db"].dispose()
 
 
-@contextlib.contextmanager
 def connect_bot_inside(
     where: Laptop, url: str, bot_id: int, secret: str
-) -> Iterator[subprocess.Popen[bytes]]:
+) -> contextlib.AbstractContextManager[subprocess.Popen[bytes]]:
     """The sample bot started in the namespace as a student starts it on a laptop."""
-    student = subprocess.Popen(
-        where.command(
-            sys.executable,
-            "-m",
-            "sample_bots.cactus_random",
-            "--connect",
-            url,
-            "--bot-id",
-            str(bot_id),
-            "--secret",
-            secret,
-        ),
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "sdk")])},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    try:
-        yield student
-    finally:
-        if student.poll() is None:
-            student.kill()
-        student.wait()
-        assert student.stdout is not None
-        student.stdout.close()
+    return connect_bot(url, bot_id, secret, wrap=where.command)
 
 
 def test_a_bot_behind_nat_plays_a_tournament_against_webhook_bots(

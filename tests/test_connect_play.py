@@ -30,6 +30,7 @@ from arena.cli.processes import make_web_server, stop_processes
 from arena.relay import sessions
 from arena.relay.internal import SIGNATURE, TIMESTAMP, signature
 from sample_bots.policy_bot import PolicyBot
+from tests.support.connect import connect_bot
 from tests.support.lanes import Lane, free_port, lane, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,36 +45,6 @@ class SlowBot(PolicyBot):
         SlowBot.asked.append(request["seat"])
         time.sleep(0.03)
         return super().on_act(request)
-
-
-@contextlib.contextmanager
-def connect_bot(url: str, bot_id: int, secret: str) -> Iterator[subprocess.Popen[bytes]]:
-    """The sample bot as a student starts it on a laptop: it connects out, no port."""
-    student = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "sample_bots.cactus_random",
-            "--connect",
-            url,
-            "--bot-id",
-            str(bot_id),
-            "--secret",
-            secret,
-        ],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "sdk")])},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    try:
-        yield student
-    finally:
-        if student.poll() is None:
-            student.kill()
-        student.wait()
-        assert student.stdout is not None
-        student.stdout.close()
 
 
 @pytest.fixture(
