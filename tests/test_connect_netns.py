@@ -28,12 +28,11 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
-from arenabot import make_server
 
 from arena.app import create_app
 from arena.cli.processes import make_web_server
 from sample_bots.policy_bot import PolicyBot
-from tests.support.connect import connect_bot
+from tests.support.connect import connect_bot, start_tournament, webhook_bot
 from tests.support.lanes import Lane, lane, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -258,16 +257,8 @@ def test_a_bot_behind_nat_plays_a_tournament_against_webhook_bots(
     with ExitStack() as stack:
         ids = [laptop_id]
         for i in range(2):
-            bot = make_server(PolicyBot("cactus", "random"), "127.0.0.1", 0, secret=None)
-            bot.serve_in_background()
-            stack.callback(bot.close)
-            made = api.post(
-                "/api/bots",
-                json={"name": f"{server.name}-nat-hook-{i}", "endpoint": bot.url, "owner": "tests"},
-            )
-            assert made.status_code == 201, made.json
-            bot.secret = made.json["signing_secret"]
-            ids.append(made.json["id"])
+            bot = PolicyBot("cactus", "random")
+            ids.append(webhook_bot(stack, api, f"{server.name}-nat-hook-{i}", bot))
         student = stack.enter_context(connect_bot_inside(behind_nat, url, laptop_id, secret))
 
         def connected() -> bool:
@@ -284,19 +275,7 @@ def test_a_bot_behind_nat_plays_a_tournament_against_webhook_bots(
         assert {remote for _, remote in established} == {behind_nat.host}
         for port in [*(port for port, _ in established[:2]), 80]:  # nothing gets in
             assert not connects(behind_nat.address, port), port
-        started = api.post(
-            "/api/tournaments",
-            json={
-                "name": f"{server.name}-behind-nat",
-                "game": "cactus",
-                "bot_ids": ids,
-                "seats_per_match": 2,
-                "games_per_pairing": 2,
-                "seed": 5,
-            },
-        )
-        assert started.status_code == 201, started.json
-        tid = started.json["id"]
+        tid = start_tournament(api, f"{server.name}-behind-nat", ids, seed=5, games=2)
 
         def finished() -> bool:
             return api.get(f"/api/tournaments/{tid}").json["status"] == "finished"

@@ -23,14 +23,13 @@ from typing import Any
 
 import orjson
 import pytest
-from arenabot import make_server
 
 from arena.app import create_app
 from arena.cli.processes import make_web_server, stop_processes
 from arena.relay import sessions
 from arena.relay.internal import SIGNATURE, TIMESTAMP, signature
 from sample_bots.policy_bot import PolicyBot
-from tests.support.connect import connect_bot
+from tests.support.connect import connect_bot, start_tournament, webhook_bot
 from tests.support.lanes import Lane, free_port, lane, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -107,16 +106,8 @@ def test_a_connect_bot_plays_a_tournament_against_webhook_bots(server: Lane, web
     with ExitStack() as stack:
         ids = [laptop]
         for i in range(2):
-            bot = make_server(PolicyBot("cactus", "random"), "127.0.0.1", 0, secret=None)
-            bot.serve_in_background()
-            stack.callback(bot.close)
-            made = api.post(
-                "/api/bots",
-                json={"name": f"{server.name}-hook-{i}", "endpoint": bot.url, "owner": "tests"},
-            )
-            assert made.status_code == 201, made.json
-            bot.secret = made.json["signing_secret"]
-            ids.append(made.json["id"])
+            bot = PolicyBot("cactus", "random")
+            ids.append(webhook_bot(stack, api, f"{server.name}-hook-{i}", bot))
         student = stack.enter_context(connect_bot(url, laptop, secret))
 
         def connected() -> bool:
@@ -127,19 +118,7 @@ def test_a_connect_bot_plays_a_tournament_against_webhook_bots(server: Lane, web
         assert listening_sockets(student.pid) == 0  # it only dials out
         presence = api.get(f"/api/bots/{laptop}").json["connection"]
         assert presence["sdk"].startswith("arenabot ") and presence["capacity"] >= 1
-        started = api.post(
-            "/api/tournaments",
-            json={
-                "name": f"{server.name}-connect",
-                "game": "cactus",
-                "bot_ids": ids,
-                "seats_per_match": 2,
-                "games_per_pairing": 2,
-                "seed": 5,
-            },
-        )
-        assert started.status_code == 201, started.json
-        tid = started.json["id"]
+        tid = start_tournament(api, f"{server.name}-connect", ids, seed=5, games=2)
 
         def finished() -> bool:
             return api.get(f"/api/tournaments/{tid}").json["status"] == "finished"
@@ -240,14 +219,9 @@ def test_the_web_process_holding_the_session_dies_mid_match_and_the_match_goes_o
             },
         ).json
         SlowBot.asked.clear()
-        hook = make_server(SlowBot("cactus", "heuristic"), "127.0.0.1", 0, secret=None)
-        hook.serve_in_background()
-        stack.callback(hook.close)
-        made = api.post(
-            "/api/bots",
-            json={"name": f"{server.name}-slow-hook", "endpoint": hook.url, "owner": "tests"},
-        ).json
-        hook.secret = made["signing_secret"]
+        hook_id = webhook_bot(
+            stack, api, f"{server.name}-slow-hook", SlowBot("cactus", "heuristic")
+        )
         student = stack.enter_context(connect_bot(url, laptop["id"], laptop["signing_secret"]))
 
         def connected() -> bool:
@@ -259,19 +233,9 @@ def test_the_web_process_holding_the_session_dies_mid_match_and_the_match_goes_o
         with server.db.session() as s:
             assert sessions.locate(s, laptop["id"]).startswith("http://127.0.0.1:")
             first_home = sessions.locate(s, laptop["id"])
-        started = api.post(
-            "/api/tournaments",
-            json={
-                "name": f"{server.name}-kill-web",
-                "game": "cactus",
-                "bot_ids": [laptop["id"], made["id"]],
-                "seats_per_match": 2,
-                "games_per_pairing": 2,
-                "seed": 9,
-            },
-        ).json
-        assert "id" in started, started
-        tid = started["id"]
+        tid = start_tournament(
+            api, f"{server.name}-kill-web", [laptop["id"], hook_id], seed=9, games=2
+        )
 
         def asked() -> bool:  # the match is under way: the slow bot has answered some
             return len(SlowBot.asked) >= 5
@@ -357,25 +321,10 @@ def test_a_second_copy_replaces_the_first_a_wrong_secret_is_refused_and_ctrl_c_d
         assert api.get(f"/api/bots/{bot_id}").json["connection"]["sessions_replaced"] == 1
 
         SlowBot.asked.clear()
-        hook = make_server(SlowBot("cactus", "heuristic"), "127.0.0.1", 0, secret=None)
-        hook.serve_in_background()
-        stack.callback(hook.close)
-        made = api.post(
-            "/api/bots",
-            json={"name": f"{server.name}-drain-hook", "endpoint": hook.url, "owner": "tests"},
-        ).json
-        hook.secret = made["signing_secret"]
-        tid = api.post(
-            "/api/tournaments",
-            json={
-                "name": f"{server.name}-drain",
-                "game": "cactus",
-                "bot_ids": [bot_id, made["id"]],
-                "seats_per_match": 2,
-                "games_per_pairing": 4,
-                "seed": 11,
-            },
-        ).json["id"]
+        hook_id = webhook_bot(
+            stack, api, f"{server.name}-drain-hook", SlowBot("cactus", "heuristic")
+        )
+        tid = start_tournament(api, f"{server.name}-drain", [bot_id, hook_id], seed=11, games=4)
         wait_for(lambda: len(SlowBot.asked) >= 5, timeout=60, what="a match under way")
         second.send_signal(signal.SIGINT)  # Ctrl-C: drain
         assert second.wait(timeout=60) == 0, second.stdout.read().decode()[-2000:]
@@ -384,17 +333,7 @@ def test_a_second_copy_replaces_the_first_a_wrong_secret_is_refused_and_ctrl_c_d
         assert progress["finished"] >= 1
         assert api.get(f"/api/bots/{bot_id}").json["recent_faults"] == []
         # while it is away, a new tournament's matches wait for it, not played on defaults
-        waiting = api.post(
-            "/api/tournaments",
-            json={
-                "name": f"{server.name}-away",
-                "game": "cactus",
-                "bot_ids": [bot_id, made["id"]],
-                "seats_per_match": 2,
-                "games_per_pairing": 2,
-                "seed": 12,
-            },
-        ).json["id"]
+        waiting = start_tournament(api, f"{server.name}-away", [bot_id, hook_id], seed=12, games=2)
         time.sleep(3)
         assert api.get(f"/api/tournaments/{waiting}").json["progress"]["queued"] == 2
         api.post(f"/api/tournaments/{waiting}/cancel")
