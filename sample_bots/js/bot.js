@@ -424,11 +424,12 @@ class ConnectClient {
   drain() {
     if (this.draining || this.stopped) return;
     this.draining = true;
-    const playing = this.playing === null ? "?" : this.playing;
-    this.say(
-      `draining: the arena starts no new match; matches in play: ${playing} ` +
-        "(Ctrl-C again to stop at once)",
-    );
+    // the count once an answer of the arena has said it (not before)
+    const inPlay =
+      this.playing === null
+        ? "the matches in play are finished first"
+        : `matches in play: ${this.playing}`;
+    this.say(`draining: the arena starts no new match; ${inPlay} (Ctrl-C again to stop at once)`);
     this.pollLoop(true);
   }
 

@@ -307,9 +307,14 @@ class ConnectClient:
                 return status
             if self._draining and not notice_sent:
                 notice_sent = True
-                playing = "?" if self.playing is None else self.playing
+                # the count once an answer of the arena has said it (not before)
+                in_play = (
+                    "the matches in play are finished first"
+                    if self.playing is None
+                    else f"matches in play: {self.playing}"
+                )
                 self._say(
-                    f"draining: the arena starts no new match; matches in play: {playing} "
+                    f"draining: the arena starts no new match; {in_play} "
                     "(Ctrl-C again to stop at once)"
                 )
                 notice = _PollLoop(self, notice=True)
