@@ -257,3 +257,36 @@ def test_options_syntax():
         "values": {"K": -1, "A": 2},
         "name": "x",
     }
+
+
+def test_arena_serve_logs_requests_but_not_the_connected_bots_polls(caplog):
+    """A connected bot polls once or more per decision: its successful polls stay out of
+    ``arena serve``'s access log, every other request (and a refused poll) is in it."""
+    import threading
+    import urllib.error
+    import urllib.request
+
+    from arena.cli.processes import make_web_server
+
+    def app(environ, start_response):  # type: ignore[no-untyped-def]
+        refused = environ.get("QUERY_STRING") == "refuse"
+        start_response("401 UNAUTHORIZED" if refused else "200 OK", [("Content-Length", "2")])
+        return [b"{}"]
+
+    server = make_web_server("127.0.0.1", 0, app)
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+    try:
+        with caplog.at_level("INFO", logger="werkzeug"):
+            for path in ("/api/connect/poll", "/api/bots", "/api/connect/poll?refuse"):
+                request = urllib.request.Request(f"http://127.0.0.1:{server.port}{path}", b"{}")
+                try:
+                    urllib.request.urlopen(request, timeout=10).close()
+                except urllib.error.HTTPError as refused:
+                    refused.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    logged = [r.getMessage() for r in caplog.records if r.name == "werkzeug"]
+    assert len(logged) == 2
+    assert "POST /api/bots HTTP/1.1" in logged[0] and " 200 " in logged[0]
+    assert "POST /api/connect/poll?refuse HTTP/1.1" in logged[1] and " 401 " in logged[1]

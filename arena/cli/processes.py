@@ -11,7 +11,25 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from werkzeug.serving import BaseWSGIServer, get_sockaddr, make_server, select_address_family
+from werkzeug.serving import (
+    BaseWSGIServer,
+    WSGIRequestHandler,
+    get_sockaddr,
+    make_server,
+    select_address_family,
+)
+
+QUIET_PATHS = ("/api/connect/poll",)  # a connected bot's polls: one or more a decision
+
+
+class _RequestHandler(WSGIRequestHandler):
+    """werkzeug's handler, whose access log leaves out the connected bots' polls that
+    succeed: there is one per decision, and they would bury every other line."""
+
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        quiet = self.path.startswith(QUIET_PATHS) and str(code).startswith("2")
+        if not quiet:
+            super().log_request(code, size)
 
 
 def make_web_server(host: str, port: int, app: Any) -> BaseWSGIServer:
@@ -24,7 +42,9 @@ def make_web_server(host: str, port: int, app: Any) -> BaseWSGIServer:
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as werkzeug does
         listener.bind(get_sockaddr(host, port, family))
         listener.listen(128)
-        return make_server(host, port, app, threaded=True, fd=listener.fileno())
+        return make_server(
+            host, port, app, threaded=True, fd=listener.fileno(), request_handler=_RequestHandler
+        )
     finally:
         listener.close()  # the server holds a duplicate of it
 
