@@ -26,7 +26,7 @@ runs it (``pip install gunicorn``), on an embedded database of its own.
    measured it (the part of the hop on the bot's side); the CPU per ``act`` of this
    process, the web process and the bot's; and, measured after, the floors of the steps
    a relayed decision is made of: the home's lookup (``sessions.locate``, a database
-   session per call), a poll the web process refuses at once, a hop the relay listener
+   session per call, once per match and bot), a poll the web process refuses at once, a hop the relay listener
    refuses at once.  ``--profile`` adds this process's CPU profile of the connect loop.
 
 2. One web process holding ``--bots`` idle connected bots: the bots are registered
@@ -429,7 +429,8 @@ def per_decision(args: argparse.Namespace, tmp: Path) -> None:
     print("   floors, measured after (what one request costs at least, end to end):")
     print(
         f"   {'worker: sessions.locate (a DB session)':<46}median "
-        f"{statistics.median(looks) * 1e3:.3f} ms per call (one per relayed request)"
+        f"{statistics.median(looks) * 1e3:.3f} ms per call "
+        "(once per match and bot, again only when the bot moves)"
     )
     for label, ms in floors.items():
         print(f"   {label:<46}median {ms:.3f} ms per request")
