@@ -27,7 +27,8 @@ runs it (``pip install gunicorn``), on an embedded database of its own.
    process, the web process and the bot's; and, measured after, the floors of the steps
    a relayed decision is made of: the home's lookup (``sessions.locate``, a database
    session per call, once per match and bot), a poll the web process refuses at once, a
-   hop the relay listener refuses at once.  ``--profile`` adds this process's CPU profile of the connect loop.
+   hop the relay listener refuses at once.  ``--profile`` adds this process's CPU profile
+   of the connect loop.
 
 2. One web process holding ``--bots`` idle connected bots: the bots are registered
    directly in its database, then this process opens each one's session and keeps one
