@@ -229,3 +229,20 @@ def test_organisers_see_which_connect_bots_are_offline_and_bot_pages_show_presen
     assert 'class="badge warn offline"' not in client.get("/tournaments/new").get_data(as_text=True)
     page = client.get(f"/bots/{bot['id']}").get_data(as_text=True)
     assert ">connected</span>" in page and "takes 3 requests at once" in page
+
+
+def test_a_bot_spinning_polls_is_told_to_slow_down_but_never_while_it_answers(
+    client, bot, monkeypatch
+):
+    """Polls that carry no answer are limited per bot and minute (429, which the SDK waits
+    on); a poll carrying answers is always taken, and so is a draining one."""
+    monkeypatch.setattr(connect_api, "POLL_SECONDS", 0.0)
+    monkeypatch.setattr(connect_api, "IDLE_POLLS_PER_MINUTE", 3)
+    session = open_session(client, bot)  # capacity 1: 3 + 2 a minute
+    assert [poll(client, bot, session).status_code for _ in range(5)] == [200] * 5
+    refused = poll(client, bot, session)
+    assert refused.status_code == 429
+    assert "at most 5 a minute" in refused.get_json()["message"]
+    answer = {"request_id": "c" * 32, "status": 200, "body": {"action": 1}}
+    assert poll(client, bot, session, answers=[answer]).status_code == 200
+    assert poll(client, bot, session, draining=True).status_code == 200

@@ -10,6 +10,7 @@ bot, or ``POLL_SECONDS``.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import threading
 import time
@@ -39,6 +40,10 @@ from arena.relay.internal import (
 POLL_SECONDS = 25.0  # a poll with nothing to hand out is answered after this long
 DRAIN_POLL_SECONDS = 1.0  # ... that of a draining bot, whose matches are ending
 SESSIONS_PER_MINUTE = 12  # sessions a bot may open per minute (per web process)
+# polls that carry no answer a bot may send per minute (per web process), besides two for
+# each request it takes at once: a bot keeps its polls open 25 s, so only a bot spinning
+# polls (each ending its oldest open one) comes near it
+IDLE_POLLS_PER_MINUTE = 60
 MAX_ANSWERS = 64
 REQUEST_ID = validate.Regexp(r"^[0-9a-f]{32}$", error="32 lowercase hex digits")
 
@@ -208,6 +213,29 @@ def open_session(data: dict[str, Any]) -> dict[str, Any]:
     return {"session": opened.token, "poll_seconds": POLL_SECONDS, "replaced": opened.replaced}
 
 
+class _IdlePolls:
+    """The polls carrying no answer that each bot sent in the last minute."""
+
+    def __init__(self) -> None:
+        self._times: dict[int, collections.deque[float]] = {}
+        self._lock = threading.Lock()
+
+    def allow(self, bot_id: int, limit: int) -> bool:
+        now = time.monotonic()
+        with self._lock:
+            times = self._times.setdefault(bot_id, collections.deque())
+            while times and now - times[0] > 60.0:
+                times.popleft()
+            if len(times) >= limit:
+                return False
+            times.append(now)
+            return True
+
+
+def _idle_polls() -> _IdlePolls:
+    return current_app.extensions.setdefault("arena.relay.idle_polls", _IdlePolls())
+
+
 class _Polls:
     """When each bot's poll last wrote "last heard from" (not at every poll)."""
 
@@ -223,6 +251,14 @@ def poll(data: dict[str, Any]) -> dict[str, Any]:
     bot_id = _authenticated(data)
     token = data["session"]
     here = relay()
+    if not data["answers"] and not data["draining"]:
+        limit = IDLE_POLLS_PER_MINUTE + 2 * here.hub.capacity(bot_id)
+        if not _idle_polls().allow(bot_id, limit):
+            raise services.ServiceError(
+                429,
+                f"too many polls that answer nothing: at most {limit} a minute (keep each "
+                "poll open until the arena answers it); poll again in a few seconds",
+            )
     if here.hub.holds(bot_id) != token:
         _take_over(here, bot_id, token)
     draining = data["draining"]

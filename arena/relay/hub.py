@@ -140,6 +140,12 @@ class Hub:
             session = self._sessions.get(bot_id)
             return None if session is None else session.token
 
+    def capacity(self, bot_id: int) -> int:
+        """The requests at once the bot's session here takes (1 when it has none here)."""
+        with self._lock:
+            session = self._sessions.get(bot_id)
+            return 1 if session is None else session.capacity
+
     def connected(self) -> dict[int, dict[str, Any]]:
         """Per bot whose session is here: open polls, requests waiting and handed."""
         with self._lock:
