@@ -118,17 +118,27 @@ def test_the_bot_gets_the_webhook_body_and_its_own_latency_is_recorded(homes):
     assert 50 <= latency < 250  # the bot's thinking, not the poll's wait or the relay's hop
 
 
-def test_a_bot_not_connected_yet_has_the_rest_of_its_deadline_to_come(homes):
-    home = homes[0]
-    where: list[str | None] = [None]
-    late: list[Bot] = []
+def connect_later(
+    home: Relay, where: list[str | None], delay: float, then: Callable[[], None] | None = None
+) -> list[Bot]:
+    """After ``delay`` seconds the bot polls ``home``, which becomes its home in ``where``
+    (what ``locate`` reads), then ``then()``; the bot is in the list returned by then."""
+    came: list[Bot] = []
 
-    def connect_later() -> None:
-        time.sleep(0.3)
-        late.append(Bot(home.hub, "s1"))
+    def run() -> None:
+        time.sleep(delay)
+        came.append(Bot(home.hub, "s1"))
         where[0] = home.home()
+        if then is not None:
+            then()
 
-    threading.Thread(target=connect_later, daemon=True).start()
+    threading.Thread(target=run, daemon=True).start()
+    return came
+
+
+def test_a_bot_not_connected_yet_has_the_rest_of_its_deadline_to_come(homes):
+    where: list[str | None] = [None]
+    late = connect_later(homes[0], where, 0.3)
     answer, _ = ask(client(lambda: where[0]))
     late[0].stop.set()
     assert answer == {"action": {"type": "pass"}}
@@ -144,17 +154,13 @@ def test_a_bot_that_never_connects_is_a_disconnected_fault_at_its_deadline():
 
 def test_a_session_moved_to_another_home_mid_request_is_asked_there_without_a_fault(homes):
     first, second = homes
-    where = [first.home()]
+    where: list[str | None] = [first.home()]
     Bot(first.hub, "s1", think=10.0).stop.set()  # takes the request, never answers
-    moved: list[Bot] = []
 
-    def move() -> None:  # the bot polls the other process, which takes the session over
-        time.sleep(0.2)
-        moved.append(Bot(second.hub, "s1"))
-        where[0] = second.home()
+    def left_first() -> None:  # the other process took the session over
         first.hub.leave(BOT, "s1", "moved", "taken over by another web process")
 
-    threading.Thread(target=move, daemon=True).start()
+    moved = connect_later(second, where, 0.2, then=left_first)
     answer, _ = ask(client(lambda: where[0]))
     moved[0].stop.set()
     assert answer == {"action": {"type": "pass"}}
@@ -163,16 +169,9 @@ def test_a_session_moved_to_another_home_mid_request_is_asked_there_without_a_fa
 
 def test_a_home_that_dies_is_replaced_by_the_next_one_the_bot_polls(homes):
     first, second = homes
-    where = [first.home()]
+    where: list[str | None] = [first.home()]
     first.close()  # the web process holding the session is gone
-    back: list[Bot] = []
-
-    def come_back() -> None:
-        time.sleep(0.2)
-        back.append(Bot(second.hub, "s1"))
-        where[0] = second.home()
-
-    threading.Thread(target=come_back, daemon=True).start()
+    back = connect_later(second, where, 0.2)
     answer, _ = ask(client(lambda: where[0]))
     back[0].stop.set()
     assert answer == {"action": {"type": "pass"}}
