@@ -41,9 +41,11 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "sdk" / "tests"))  # the fake arena of the SDK's tests
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from arenabot import sign, signed_headers  # noqa: E402
 from fake_arena import BotProcess, FakeArena, golden_requests  # noqa: E402
+from sdk_roundtrip import round_trips  # noqa: E402
 
 SECRET = "benchmark-secret-0123456789"
 ACT = golden_requests()["act"][1]
@@ -79,23 +81,8 @@ def over_connect(arena: FakeArena, n: int) -> list[float]:
 
 
 def over_webhook(port: int, n: int) -> list[float]:
-    requests = []
-    for _ in range(n):
-        raw = json.dumps({**ACT, "request_id": os.urandom(16).hex()}).encode()
-        requests.append((raw, {"Content-Type": "application/json", **signed_headers(SECRET, raw)}))
-    conn = http.client.HTTPConnection("127.0.0.1", port)
-    times = []
-    try:
-        for raw, headers in requests:
-            started = time.perf_counter()
-            conn.request("POST", "/act", raw, headers)
-            response = conn.getresponse()
-            data = response.read()
-            times.append(time.perf_counter() - started)
-            assert response.status == 200, data
-    finally:
-        conn.close()
-    return times
+    body = json.dumps({k: v for k, v in ACT.items() if k != "request_id"}).encode()
+    return round_trips(port, body, n, SECRET)
 
 
 class FloorPoller:
