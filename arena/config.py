@@ -80,6 +80,9 @@ class Config:
     # the address a web process listens on for workers' requests to its connected bots
     # (arena.relay): loopback unless workers run on other machines
     relay_host: str = "127.0.0.1"
+    # anyone may sit down at /play against house bots and bots their owners offer (the
+    # local default); else starting a match with people needs the organiser token
+    open_play: bool = True
     testing: bool = False
     extra: Mapping[str, Any] = field(default_factory=dict)
 
@@ -101,6 +104,17 @@ class Config:
             path.mkdir(parents=True, exist_ok=True)
         # the broker polls its folder; a tenth of a second keeps the demo lively
         return {**{k: str(v) for k, v in folders.items()}, "polling_interval": 0.1}
+
+
+def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
+    text = env.get(name, "").strip().lower()
+    if not text:
+        return default
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(f"{name} must be 1 or 0 (true or false), not {text!r}")
 
 
 def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
@@ -158,6 +172,7 @@ def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         match_time_limit=number("ARENA_MATCH_TIME_LIMIT", 3600, float),
         live_interval=number("ARENA_LIVE_INTERVAL", 1, float, minimum=0),
         relay_host=env.get("ARENA_RELAY_HOST", "127.0.0.1"),
+        open_play=_flag(env, "ARENA_OPEN_PLAY", default=profile == "local"),
     )
     try:
         AddressPolicy.for_profile(profile, networks)  # a bad CIDR fails here, at start-up

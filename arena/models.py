@@ -21,6 +21,7 @@ from sqlalchemy import (
     LargeBinary,
     String,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship, validates
 
@@ -35,6 +36,9 @@ MATCH_PLAYED = "finished"  # the matches a count of played matches counts
 # deleted softly (it keeps its matches and name); its owner sets the others
 BOT_STATUSES = ("active", "paused", "disabled", "deleted")
 BOT_OWNER_STATUSES = ("active", "disabled")  # what an owner may set (DELETE deletes)
+# who answers for a bot row: a contestant's program, one of the arena's own policies
+# (played in the worker), or a person (a browser, over the connect transport)
+BOT_KINDS = ("bot", "house", "person")
 # a tournament's statuses: running until its matches are over or it is cancelled
 TOURNAMENT_STATUSES = ("running", "finished", "cancelled")
 # who sees a match's hidden cards while it is played: nobody (only the public table
@@ -95,6 +99,11 @@ class Bot(Base):
     forfeit_streak: Mapped[int] = mapped_column(Integer, default=0)  # forfeits in a row
     description: Mapped[str] = mapped_column(String(500), default="")
     info: Mapped[dict[str, Any]] = mapped_column(default=dict)  # its answer to GET /
+    kind: Mapped[str] = mapped_column(String(16), default="bot", server_default="bot")
+    # the owner lets people pick it as an opponent at /play
+    playable: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # the deadline of each of its decisions, when not the arena's (a person's, per match)
+    deadline_ms: Mapped[int | None] = mapped_column(Integer, default=None)
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[dt.datetime] = mapped_column(default=utcnow, onupdate=utcnow)
 
@@ -240,7 +249,7 @@ class Match(Base):
     tournament_id: Mapped[int | None] = mapped_column(
         ForeignKey("tournaments.id"), index=True, default=None
     )
-    kind: Mapped[str] = mapped_column(String(16), default="tournament")  # |ladder
+    kind: Mapped[str] = mapped_column(String(16), default="tournament")  # |ladder|play
     game: Mapped[str] = mapped_column(String(32), index=True)
     options: Mapped[dict[str, Any]] = mapped_column(default=dict)
     seed: Mapped[int] = mapped_column(BigInteger)

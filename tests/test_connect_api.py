@@ -246,3 +246,22 @@ def test_a_bot_spinning_polls_is_told_to_slow_down_but_never_while_it_answers(
     answer = {"request_id": "c" * 32, "status": 200, "body": {"action": 1}}
     assert poll(client, bot, session, answers=[answer]).status_code == 200
     assert poll(client, bot, session, draining=True).status_code == 200
+
+
+def test_each_request_handed_forgives_one_idle_poll(app, client, bot, monkeypatch) -> None:
+    """A client that keeps a poll open while it thinks (a person's page) polls once with
+    no answer after each request it takes: those polls do not count against the limit."""
+    monkeypatch.setattr(connect_api, "POLL_SECONDS", 0.0)
+    monkeypatch.setattr(connect_api, "IDLE_POLLS_PER_MINUTE", 3)
+    session = open_session(client, bot)  # capacity 1: 3 + 2 a minute
+    hub = app.extensions["arena.relay"].hub
+    for i in range(8):  # far more polls without answers than the limit, each taking a request
+        request = hand(app, bot["id"], f"{i:032x}")
+        worker, _ = in_thread(lambda request=request: hub.deliver(request))
+        taken = poll(client, bot, session)
+        assert taken.status_code == 200 and len(taken.get_json()["requests"]) == 1
+        answer = {"request_id": f"{i:032x}", "status": 200, "body": {"action": 1}}
+        assert poll(client, bot, session, answers=[answer]).status_code == 200
+        worker.join(5)
+    # the forgiveness is only for requests taken: a client spinning is still told to wait
+    assert [poll(client, bot, session).status_code for _ in range(6)][-1] == 429

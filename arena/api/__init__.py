@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from flask_smorest import Api
 
-from arena.api import bots, connect, docs, formats, games, matches, ratings, tournaments
+from arena.api import (
+    bots,
+    connect,
+    docs,
+    formats,
+    games,
+    matches,
+    play,
+    ratings,
+    tournaments,
+)
 
 BLUEPRINTS = (
     bots.blp,
@@ -12,6 +22,7 @@ BLUEPRINTS = (
     tournaments.blp,
     formats.blp,
     matches.blp,
+    play.blp,
     ratings.blp,
     games.blp,
 )

@@ -57,7 +57,8 @@ class Bots(MethodView):
     def get(self, query: dict[str, Any]) -> tuple[list[dict[str, Any]], int, dict[str, str]]:
         """List bots (by name)
 
-        Deleted bots only with ``status=deleted``.  No token or secret is ever listed.
+        Deleted bots only with ``status=deleted``; people's seats (``kind`` person) only
+        with ``kind=person``.  No token or secret is ever listed.
         ``endpoint`` is there only with a token that may see it: the organiser token
         (every bot's), a bot's owner token (that bot's).  Any other token is a 401.
         """
@@ -66,6 +67,10 @@ class Bots(MethodView):
             statement = statement.where(Bot.status == query["status"])
         else:
             statement = statement.where(Bot.status != "deleted")
+        if "kind" in query:
+            statement = statement.where(Bot.kind == query["kind"])
+        else:
+            statement = statement.where(Bot.kind != "person")
         with database().session() as session:
             reader = services.reader(session, config(), bearer_token())
             bots = list(session.scalars(statement.order_by(Bot.name)))

@@ -231,6 +231,14 @@ class _IdlePolls:
             times.append(now)
             return True
 
+    def credit(self, bot_id: int, handed: int) -> None:
+        """The bot was handed ``handed`` requests: the poll that follows each (open while
+        it thinks, as a person's page does) is not spinning, so as many are forgiven."""
+        with self._lock:
+            times = self._times.get(bot_id)
+            for _ in range(min(handed, len(times or ()))):
+                times.popleft()  # type: ignore[union-attr]
+
 
 def _idle_polls() -> _IdlePolls:
     return current_app.extensions.setdefault("arena.relay.idle_polls", _IdlePolls())
@@ -275,6 +283,8 @@ def poll(data: dict[str, Any]) -> dict[str, Any]:
         raise services.ServiceError(
             409, f"this session is over: {exc}", reason=exc.reason
         ) from None
+    if handed:
+        _idle_polls().credit(bot_id, len(handed))
     if draining and not handed:
         playing = _playing(bot_id)
     return {"requests": [d.wire() for d in handed], "playing": playing}

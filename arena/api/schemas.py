@@ -13,6 +13,7 @@ from arena.competition import formats
 from arena.competition.formats import DEALS
 from arena.games import GAMES
 from arena.models import (
+    BOT_KINDS,
     BOT_OWNER_STATUSES,
     BOT_STATUSES,
     LIVE_VIEWS,
@@ -142,6 +143,10 @@ class BotCreateSchema(Schema):
     owner = fields.String(required=True, validate=validate.Length(min=1, max=64))
     description = fields.String(load_default="", validate=validate.Length(max=500))
     games = games_field(load_default=None, metadata={"description": "default: all it declares"})
+    playable = fields.Boolean(
+        load_default=False,
+        metadata={"description": "let people pick the bot as an opponent at /play"},
+    )
     signing_secret = signing_secret_field(
         load_default=None,
         metadata={
@@ -178,6 +183,9 @@ class BotUpdateSchema(Schema):
         metadata={"description": "active also ends a pause after forfeits"},
     )
     games = games_field()
+    playable = fields.Boolean(
+        metadata={"description": "let people pick the bot as an opponent at /play"}
+    )
 
     @validates_schema
     def _not_empty(self, data: dict[str, Any], **kwargs: Any) -> None:
@@ -226,6 +234,10 @@ class BotListArgsSchema(PageArgsSchema):
         validate=validate.OneOf(BOT_STATUSES),
         metadata={"description": "default: every bot not deleted"},
     )
+    kind = fields.String(
+        validate=validate.OneOf(BOT_KINDS),
+        metadata={"description": "default: bots and house bots (people's seats on request)"},
+    )
     game = fields.String(validate=validate.OneOf(sorted(GAMES)))
 
 
@@ -257,6 +269,15 @@ class BotSchema(Schema):
     info = fields.Dict(metadata={"description": "the bot's answer to GET /"})
     connect = fields.Boolean(
         metadata={"description": "the bot connects out to the arena (it has no endpoint)"}
+    )
+    kind = fields.String(
+        metadata={
+            "description": "bot (a contestant's program), house (one of the arena's own "
+            "policies) or person (a seat played in a browser)"
+        }
+    )
+    playable = fields.Boolean(
+        metadata={"description": "its owner lets people pick it as an opponent at /play"}
     )
     created_at = fields.DateTime()
     updated_at = fields.DateTime()
@@ -637,6 +658,9 @@ class SeatSchema(Schema):
     seat = fields.Integer()
     bot_id = fields.Integer()
     bot_name = fields.String(attribute="bot.name")
+    bot_kind = fields.String(
+        attribute="bot.kind", metadata={"description": "bot, house or person: who played the seat"}
+    )
     rank = fields.Integer(allow_none=True)
     score = fields.Float(allow_none=True)
     strikes = fields.Integer()

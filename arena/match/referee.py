@@ -127,10 +127,12 @@ class Referee:
         match_id: str = "local",
         stop: threading.Event | None = None,
         on_step: Callable[[list[dict[str, Any]]], None] | None = None,
+        deadlines_ms: Sequence[int | None] | None = None,
     ) -> MatchRecord:
         """Play a match to its end; ``stop``, once set, abandons it (``MatchAbandoned``)
         before the next step; ``on_step`` is given each step's decisions once applied
-        (what a live match's audience follows)."""
+        (what a live match's audience follows); ``deadlines_ms``: a seat's own deadline
+        per decision where not None (else the referee's)."""
         game = get_game(game_id)
         give_up_at = None if self.time_limit is None else time.monotonic() + self.time_limit
         state = game.new_state(len(clients), seed, options)
@@ -159,7 +161,7 @@ class Referee:
                 raise MatchAbandoned(match_id)
             if give_up_at is not None and time.monotonic() > give_up_at:
                 raise MatchTimeLimit(f"the match took longer than {self.time_limit:g} s")
-            self._step(game, state, clients, requests, record)
+            self._step(game, state, clients, requests, record, deadlines_ms)
             if on_step is not None:
                 on_step(record.steps[-1])
         outcome = game.outcome(state)
@@ -186,6 +188,7 @@ class Referee:
         clients: Sequence[Client],
         requests: list[Request],
         record: MatchRecord,
+        deadlines_ms: Sequence[int | None] | None = None,
     ) -> None:
         step = len(record.steps)
         asked = [r for r in requests if record.strikes[r.seat] < self.max_strikes]
@@ -197,7 +200,7 @@ class Referee:
                 "seat": r.seat,
                 "view": game.view(state, r.seat),
                 "legal_actions": r.legal_actions,
-                "deadline_ms": self.deadline_ms,
+                "deadline_ms": (deadlines_ms and deadlines_ms[r.seat]) or self.deadline_ms,
             }
             for r in asked
         }

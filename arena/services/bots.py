@@ -130,6 +130,8 @@ def connect_info(bot: Bot, info: Any) -> dict[str, Any]:
             f"the bot does not declare {', '.join(missing)}, which it is registered for "
             f"(it declares {', '.join(kept['games'])})",
         )
+    if bot.kind == "person":
+        kept["capacity"] = 1  # a person answers one request at a time
     bot.info = kept
     return kept
 
@@ -202,6 +204,7 @@ def register_bot(
     games: Sequence[str] | None = None,
     signing_secret: str | None = None,
     connect: bool = False,
+    playable: bool = False,
     info_fetcher: InfoFetcher | None = None,
 ) -> tuple[Bot, str, str]:
     """Check the endpoint (address policy, then ``GET /``) and store the bot; or, with
@@ -241,6 +244,7 @@ def register_bot(
         status="active",
         description=description,
         info=info,
+        playable=playable,
     )
     session.add(bot)
     _flush(session, name)
@@ -279,6 +283,7 @@ def update_bot(
     status: str | None = None,
     games: Sequence[str] | None = None,
     connect: bool | None = None,
+    playable: bool | None = None,
     info: dict[str, Any] | None = None,
     info_fetcher: InfoFetcher | None = None,
 ) -> Bot:
@@ -290,6 +295,10 @@ def update_bot(
     moves it back)."""
     if bot.status == "deleted":
         raise ServiceError(409, f"bot {bot.id} is deleted")
+    if bot.kind != "bot":
+        raise ServiceError(409, f"bot {bot.id} is a {bot.kind}'s seat, not a program to change")
+    if playable is not None:
+        bot.playable = playable
     if connect and endpoint is not None:
         raise ServiceError(400, "a bot that connects out has no endpoint: give one or the other")
     if connect is False and endpoint is None:

@@ -43,7 +43,9 @@ def schedule_ladder(database: Database, config: Config, seed: int | None = None)
                 continue
             bots = [
                 b
-                for b in session.scalars(select(Bot).where(Bot.status == "active"))
+                for b in session.scalars(
+                    select(Bot).where(Bot.status == "active", Bot.kind == "bot")
+                )
                 if ladder.game in b.games
             ]
             # a bot that connects out is seated only while it is connected

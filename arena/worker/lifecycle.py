@@ -129,8 +129,8 @@ def claim(
     lapsed = match.status == "running"
     if lapsed and match.lease_expires_at is not None and aware(match.lease_expires_at) > now:
         return "running under a live lease"
-    if not lapsed and away_draining(session, match):
-        return BUSY  # its queued matches wait until it comes back
+    if not lapsed and (away_draining(session, match) or people_not_seated(session, match)):
+        return BUSY  # its queued matches wait until it comes back, or the person sits down
     if not pin_bots(session, match, owner, until, now):
         return BUSY
     if lapsed:
@@ -170,6 +170,19 @@ def away_draining(session: Session, match: Match) -> bool:
             )
         )
     )
+
+
+def people_not_seated(session: Session, match: Match) -> bool:
+    """A person's seat of the match has never been opened (its link not followed yet):
+    the match waits for everyone to sit down.  Once seated, a person who leaves gets
+    default actions like any bot."""
+    people = [s.bot_id for s in match.seats if s.bot.kind == "person"]
+    if not people:
+        return False
+    opened = session.scalar(
+        select(func.count()).select_from(BotSession).where(BotSession.bot_id.in_(people))
+    )
+    return (opened or 0) < len(set(people))
 
 
 def pin_bots(
@@ -306,13 +319,16 @@ def _discard_result(session: Session, match: Match) -> None:
 class SeatPlan(NamedTuple):
     """How to reach one seat's bot: endpoint (None: the bot connects out, and is reached
     through the web process holding its session), signing secret, name, declared
-    capacity, id."""
+    capacity, id; a house bot's policy (played in this process); the seat's own
+    deadline per decision, when not the arena's (a person's)."""
 
     endpoint: str | None
     secret: str
     name: str
     capacity: int | None
     bot_id: int = 0
+    policy: str | None = None
+    deadline_ms: int | None = None
 
 
 class Plan(NamedTuple):
@@ -340,6 +356,8 @@ def plan(match: Match) -> Plan:
             s.bot.name,
             declared_capacity(s.bot),
             s.bot_id,
+            (s.bot.info or {}).get("policy") if s.bot.kind == "house" else None,
+            s.bot.deadline_ms,
         )
         for s in match.seats
     ]
@@ -347,7 +365,10 @@ def plan(match: Match) -> Plan:
 
 
 def declared_capacity(bot: Bot) -> int | None:
-    """How many requests at once the bot declared it takes (its ``GET /``), or None."""
+    """How many requests at once the bot declared it takes (its ``GET /``), or None
+    (a house bot, played in process, takes any number)."""
+    if bot.kind == "house":
+        return None
     value = (bot.info or {}).get("capacity")
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
         return value

@@ -32,9 +32,17 @@ from sqlalchemy.orm import Session, selectinload
 
 from arena.config import Config
 from arena.db import Database
+from arena.games import make_policy
 from arena.match.http_client import HttpClient
 from arena.match.pools import Pools
-from arena.match.referee import MatchAbandoned, MatchRecord, MatchTimeLimit, Referee
+from arena.match.referee import (
+    MatchAbandoned,
+    MatchRecord,
+    MatchTimeLimit,
+    PolicyClient,
+    Referee,
+    policy_rng,
+)
 from arena.models import Match, MatchSeat, utcnow
 from arena.relay import sessions
 from arena.relay.client import RelayClient
@@ -59,9 +67,15 @@ def _pools() -> Pools:
         return _state["pools"]
 
 
-def _client(database: Database, seat: lifecycle.SeatPlan) -> HttpClient | RelayClient:
-    """The referee's client of a seat's bot: over HTTP to its endpoint, or through the web
-    process holding its session when it connects out."""
+def _client(
+    database: Database, plan: lifecycle.Plan, index: int
+) -> HttpClient | RelayClient | PolicyClient:
+    """The referee's client of a seat's bot: over HTTP to its endpoint, through the web
+    process holding its session when it connects out, or a house policy in process."""
+    seat = plan.seats[index]
+    if seat.policy is not None:
+        rng = policy_rng(plan.seed, index)
+        return PolicyClient(make_policy(plan.game, seat.policy, rng), seat.name)
     if seat.endpoint is not None:
         pool = _pools().get(seat.endpoint, seat.capacity)
         return HttpClient(seat.endpoint, seat.secret, seat.name, pool=pool)
@@ -224,11 +238,13 @@ def play_claimed(
                 match = session.get(Match, match_id, options=[_WITH_BOTS])
                 assert match is not None
                 plan = lifecycle.plan(match)
-        clients = [_client(database, seat) for seat in plan.seats]
+        clients = [_client(database, plan, i) for i in range(len(plan.seats))]
+        deadlines = [seat.deadline_ms for seat in plan.seats]
         referee = Referee(
             max_strikes=config.max_strikes,
             deadline_ms=config.deadline_ms,
-            time_limit=config.match_time_limit,
+            # the backstop is sized for the arena's deadline, not a person's minute
+            time_limit=config.match_time_limit if not any(deadlines) else None,
         )
         writer = _live_writer(database, config.live_interval)
         feed = writer.feed(match_id, plan.attempt) if writer is not None else None
@@ -239,6 +255,7 @@ def play_claimed(
                 plan.seed,
                 plan.options,
                 match_id=plan.bots_match_id,
+                deadlines_ms=deadlines,
                 stop=stop,
                 on_step=feed,
             )

@@ -14,13 +14,14 @@ One module per area, mirroring ``arena.api``, all on the one blueprint ``bp`` (`
 - ``ratings``: the leaderboards;
 - ``bots``: the bot list, registration form and a bot's page with its charts;
 - ``tournaments``: the tournament list, the form and a tournament's page;
-- ``matches``: a match's page and its viewer.
+- ``matches``: a match's page and its viewer;
+- ``play``: people at the table (pick the opponents, a person's seat).
 """
 
 from __future__ import annotations
 
 # the modules register their pages on the blueprint as they are imported
-from arena.web.pages import bots, games, matches, ratings, tournaments  # noqa: F401
+from arena.web.pages import bots, games, matches, play, ratings, tournaments  # noqa: F401
 from arena.web.pages.common import bp, compact, number, signed, when
 
 __all__ = ["bp", "compact", "number", "signed", "when"]

@@ -31,9 +31,239 @@
 
 (function () {
   const registered = new Map(); // game id -> the function that makes its drawing
+
+  // The pieces a table is built of, for one page: ctx.players (the seats' names),
+  // ctx.perspective() (the seat whose table it is, as a string, or "all" / "public"),
+  // ctx.drawing() (the game's drawing, for the events' sentences).  The viewer below
+  // makes one; so does a page that draws one seat's own table without the viewer (a
+  // person's seat, /play).
+  function makeKit(ctx) {
+    const players = ctx.players;
+    function el(tag, className, children) {
+      const node = document.createElement(tag);
+      if (className) node.className = className;
+      (children || []).forEach((child) => append(node, child));
+      return node;
+    }
+
+    function append(node, child) {
+      if (child === null || child === undefined || child === "") return;
+      if (Array.isArray(child)) {
+        child.forEach((c) => append(node, c));
+      } else if (child instanceof Node) {
+        node.appendChild(child);
+      } else {
+        node.appendChild(document.createTextNode(String(child)));
+      }
+    }
+
+    function player(seat) {
+      if (seat === null || seat === undefined) return "nobody";
+      const name = players[seat];
+      const node = el("span", "player seat-" + (Number(seat) % 8), [
+        name !== undefined ? name + " (seat " + seat + ")" : "seat " + seat,
+      ]);
+      return node;
+    }
+
+    const SUITS = { C: "♣", D: "♦", H: "♥", S: "♠" };
+    const CARD = /^(10|[2-9AJQK])([CDHS])$/;
+
+    function card(name) {
+      if (name === null || name === undefined || name === "hidden") {
+        const back = el("span", "card face-down", ["?"]);
+        back.dataset.card = "hidden";
+        back.title = "face down";
+        return back;
+      }
+      const text = String(name);
+      const french = CARD.exec(text);
+      if (french) {
+        const node = el("span", "card suit-" + french[2], [french[1] + SUITS[french[2]]]);
+        node.dataset.card = text;
+        node.title = text;
+        return node;
+      }
+      // a card that is not a French card is a kind of card ("ask_for_a_card"): in words
+      const node = el("span", "card kind", [humanize(text)]);
+      node.dataset.card = text;
+      return node;
+    }
+
+    function cards(list) {
+      if (!Array.isArray(list)) return card(list);
+      if (list.length === 0) return "no cards";
+      return list.map((c, i) => (i ? [" ", card(c)] : card(c)));
+    }
+
+    function humanize(text) {
+      const words = String(text).replace(/_/g, " ");
+      return words.charAt(0).toUpperCase() + words.slice(1);
+    }
+
+    function plural(count, word, many) {
+      return count + " " + (count === 1 ? word : many || word + "s");
+    }
+
+    function perSeat(values, format) {
+      if (!Array.isArray(values)) return String(values);
+      return values.map((v, seat) => [
+        seat ? ", " : "",
+        player(seat),
+        " ",
+        format ? format(v) : v === null ? "–" : String(v),
+      ]);
+    }
+
+    function seats(list) {
+      if (!Array.isArray(list)) return player(list);
+      return list.map((s, i) => [i ? ", " : "", player(s)]);
+    }
+
+    function shortJSON(value) {
+      const text = JSON.stringify(value);
+      return text.length > 160 ? text.slice(0, 157) + "…" : text;
+    }
+
+    // the sentences of events any game may emit, unless the game has its own
+    const common = {
+      turn: (e) => ["Turn " + e.turn + ": ", player(e.player), " to play"],
+      match_over: (e) => [
+        "Match over. Ranks: ",
+        perSeat(e.ranks, (r) => "#" + r),
+        e.scores ? [" · scores: ", perSeat(e.scores)] : "",
+      ],
+    };
+
+    function describe(e) {
+      const own = (ctx.drawing() || {}).events || {};
+      const render = own[e.type] || common[e.type];
+      if (render) {
+        try {
+          return { known: true, parts: render(e) };
+        } catch (err) {
+          // a field this viewer does not expect: fall back to the raw fields
+        }
+      }
+      return { known: false, parts: [] };
+    }
+
+    function actionText(action) {
+      if (!action || typeof action !== "object") return [shortJSON(action)];
+      const parts = [el("strong", "", [String(action.type || "?")])];
+      Object.keys(action).forEach((key) => {
+        if (key === "type") return;
+        const value = action[key];
+        parts.push(" " + key + " ");
+        if (key === "card" || key === "named") parts.push(card(value));
+        else if (key === "cards") parts.push(cards(value));
+        else if (key === "player" || key === "target") parts.push(player(value));
+        else parts.push(Array.isArray(value) ? value.join(", ") : shortJSON(value));
+      });
+      return parts;
+    }
+
+    function seatName(seat) {
+      const name = players[seat];
+      return name !== undefined ? name : "seat " + seat;
+    }
+
+    // the seats whose decision made this frame, or who are named by its events
+    function actors(frame) {
+      const found = new Set();
+      (frame.decisions || []).forEach((d) => found.add(Number(d.seat)));
+      if (found.size === 0) {
+        (frame.events || []).forEach((e) => {
+          if (e.type === "turn") return; // names who plays next, not who acted
+          ["player", "seat"].forEach((key) => {
+            if (typeof e[key] === "number") found.add(e[key]);
+          });
+        });
+      }
+      return found;
+    }
+
+    function seatPanel(seat, frame, parts, marks) {
+      const panel = el("section", "seat-area", []);
+      panel.dataset.seat = String(seat);
+      panel.setAttribute("aria-label", "Seat " + seat + " · " + seatName(seat));
+      if (String(seat) === ctx.perspective()) panel.classList.add("viewer-seat");
+      if (actors(frame).has(seat)) panel.classList.add("acted");
+      const head = el("header", "seat-head", [
+        el("span", "player seat-" + (seat % 8), [seatName(seat)]),
+        el("span", "muted", [" · seat " + seat]),
+      ]);
+      (marks || []).forEach((m) => {
+        if (m) head.appendChild(el("span", "mark " + (m.cls || ""), [m.text]));
+      });
+      panel.appendChild(head);
+      parts.forEach((p) => append(panel, p));
+      return panel;
+    }
+
+    function faceDown(count, cap) {
+      const shown = Math.min(count, cap || 20);
+      const row = [];
+      for (let i = 0; i < shown; i += 1) row.push(card(null));
+      if (count > shown) row.push(el("span", "muted", [" +" + (count - shown)]));
+      return el("div", "hand", row);
+    }
+
+    function faceUp(list) {
+      if (!list || list.length === 0) return el("div", "hand empty-hand", ["no cards"]);
+      return el("div", "hand", list.map((c) => card(c)));
+    }
+
+    function pile(label, count, top) {
+      return el("div", "pile", [
+        el("span", "pile-label", [label]),
+        top === undefined ? card(null) : top === null ? el("span", "card empty-slot", ["–"]) : card(top),
+        el("span", "muted", [" " + plural(count, "card")]),
+      ]);
+    }
+
+    function fact(label, value) {
+      return el("div", "fact", [el("span", "fact-label", [label + " "]), value]);
+    }
+
+    return {
+      el, append, player, card, cards, humanize, plural, perSeat, seats, shortJSON,
+      describe, actionText, seatName, actors, seatPanel, faceDown, faceUp, pile, fact,
+    };  // prettier-ignore
+  }
+
+  // what a game's drawing is given (the interface in this file's header)
+  function drawingKit(k) {
+    return Object.freeze({
+      el: k.el, card: k.card, cards: k.cards, player: k.player, seats: k.seats,
+      perSeat: k.perSeat, plural: k.plural, humanize: k.humanize, seatPanel: k.seatPanel,
+      faceDown: k.faceDown, faceUp: k.faceUp, pile: k.pile, fact: k.fact, describe: k.describe,
+    });  // prettier-ignore
+  }
+
+  // the drawing a game registered, made with a kit (an empty one when the game has none
+  // or it throws: the page shows what it can without a table)
+  function makeDrawing(gameId, k) {
+    const make = registered.get(String(gameId));
+    if (!make) return {};
+    try {
+      return make(drawingKit(k)) || {};
+    } catch (err) {
+      return {};
+    }
+  }
+
   window.ArenaViewer = Object.freeze({
-    register(gameId, makeDrawing) {
-      registered.set(String(gameId), makeDrawing);
+    register(gameId, make) {
+      registered.set(String(gameId), make);
+    },
+    // One seat's table drawn outside the viewer: { kit, drawing } for ctx (see makeKit);
+    // call it once the page is parsed, when the game's script has registered.
+    table(gameId, ctx) {
+      let drawing = {};
+      const kit = makeKit({ ...ctx, drawing: () => drawing });
+      drawing = makeDrawing(gameId, kit);
+      return { kit, drawing };
     },
   });
 
@@ -75,106 +305,11 @@
   let generation = 0; // bumped by each perspective change: late answers are dropped
   let openPerspectives = null;
 
-  // ---------------------------------------------------------------- building blocks
-  function el(tag, className, children) {
-    const node = document.createElement(tag);
-    if (className) node.className = className;
-    (children || []).forEach((child) => append(node, child));
-    return node;
-  }
-
-  function append(node, child) {
-    if (child === null || child === undefined || child === "") return;
-    if (Array.isArray(child)) {
-      child.forEach((c) => append(node, c));
-    } else if (child instanceof Node) {
-      node.appendChild(child);
-    } else {
-      node.appendChild(document.createTextNode(String(child)));
-    }
-  }
-
-  function player(seat) {
-    if (seat === null || seat === undefined) return "nobody";
-    const name = players[seat];
-    const node = el("span", "player seat-" + (Number(seat) % 8), [
-      name !== undefined ? name + " (seat " + seat + ")" : "seat " + seat,
-    ]);
-    return node;
-  }
-
-  const SUITS = { C: "♣", D: "♦", H: "♥", S: "♠" };
-  const CARD = /^(10|[2-9AJQK])([CDHS])$/;
-
-  function card(name) {
-    if (name === null || name === undefined || name === "hidden") {
-      const back = el("span", "card face-down", ["?"]);
-      back.dataset.card = "hidden";
-      back.title = "face down";
-      return back;
-    }
-    const text = String(name);
-    const french = CARD.exec(text);
-    if (french) {
-      const node = el("span", "card suit-" + french[2], [french[1] + SUITS[french[2]]]);
-      node.dataset.card = text;
-      node.title = text;
-      return node;
-    }
-    // a card that is not a French card is a kind of card ("ask_for_a_card"): in words
-    const node = el("span", "card kind", [humanize(text)]);
-    node.dataset.card = text;
-    return node;
-  }
-
-  function cards(list) {
-    if (!Array.isArray(list)) return card(list);
-    if (list.length === 0) return "no cards";
-    return list.map((c, i) => (i ? [" ", card(c)] : card(c)));
-  }
-
-  function humanize(text) {
-    const words = String(text).replace(/_/g, " ");
-    return words.charAt(0).toUpperCase() + words.slice(1);
-  }
-
-  function plural(count, word, many) {
-    return count + " " + (count === 1 ? word : many || word + "s");
-  }
-
-  function perSeat(values, format) {
-    if (!Array.isArray(values)) return String(values);
-    return values.map((v, seat) => [
-      seat ? ", " : "",
-      player(seat),
-      " ",
-      format ? format(v) : v === null ? "–" : String(v),
-    ]);
-  }
-
-  function seats(list) {
-    if (!Array.isArray(list)) return player(list);
-    return list.map((s, i) => [i ? ", " : "", player(s)]);
-  }
-
-  function shortJSON(value) {
-    const text = JSON.stringify(value);
-    return text.length > 160 ? text.slice(0, 157) + "…" : text;
-  }
+  let drawing = {}; // the game's { events, table }: made once the page is ready (start)
+  const kit = makeKit({ players, perspective: () => perspective, drawing: () => drawing });
+  const { el, player, perSeat, describe, actionText, shortJSON, seatName } = kit;
 
   // ---------------------------------------------------------------- events
-  let drawing = {}; // the game's { events, table }: made once the page is ready (start)
-
-  // the sentences of events any game may emit, unless the game has its own
-  const common = {
-    turn: (e) => ["Turn " + e.turn + ": ", player(e.player), " to play"],
-    match_over: (e) => [
-      "Match over. Ranks: ",
-      perSeat(e.ranks, (r) => "#" + r),
-      e.scores ? [" · scores: ", perSeat(e.scores)] : "",
-    ],
-  };
-
   function visibility(e) {
     if (e.to === "public") return el("span", "vis vis-public", ["public"]);
     if (Array.isArray(e.to)) {
@@ -192,19 +327,6 @@
       list.appendChild(el("dd", "", [shortJSON(e[key])]));
     });
     return list;
-  }
-
-  function describe(e) {
-    const own = drawing.events || {};
-    const render = own[e.type] || common[e.type];
-    if (render) {
-      try {
-        return { known: true, parts: render(e) };
-      } catch (err) {
-        // a field this viewer does not expect: fall back to the raw fields
-      }
-    }
-    return { known: false, parts: [] };
   }
 
   function eventNode(e, position, tag, full) {
@@ -232,90 +354,12 @@
     return node;
   }
 
-  function actionText(action) {
-    if (!action || typeof action !== "object") return [shortJSON(action)];
-    const parts = [el("strong", "", [String(action.type || "?")])];
-    Object.keys(action).forEach((key) => {
-      if (key === "type") return;
-      const value = action[key];
-      parts.push(" " + key + " ");
-      if (key === "card" || key === "named") parts.push(card(value));
-      else if (key === "cards") parts.push(cards(value));
-      else if (key === "player" || key === "target") parts.push(player(value));
-      else parts.push(Array.isArray(value) ? value.join(", ") : shortJSON(value));
-    });
-    return parts;
-  }
-
   function latency(ms) {
     const value = Number(ms);
     return (value < 10 ? value.toFixed(2) : value.toFixed(0)) + " ms";
   }
 
   // ---------------------------------------------------------------- the table
-  function seatName(seat) {
-    const name = players[seat];
-    return name !== undefined ? name : "seat " + seat;
-  }
-
-  // the seats whose decision made this frame, or who are named by its events
-  function actors(frame) {
-    const found = new Set();
-    (frame.decisions || []).forEach((d) => found.add(Number(d.seat)));
-    if (found.size === 0) {
-      (frame.events || []).forEach((e) => {
-        if (e.type === "turn") return; // names who plays next, not who acted
-        ["player", "seat"].forEach((key) => {
-          if (typeof e[key] === "number") found.add(e[key]);
-        });
-      });
-    }
-    return found;
-  }
-
-  function seatPanel(seat, frame, parts, marks) {
-    const panel = el("section", "seat-area", []);
-    panel.dataset.seat = String(seat);
-    panel.setAttribute("aria-label", "Seat " + seat + " · " + seatName(seat));
-    if (String(seat) === perspective) panel.classList.add("viewer-seat");
-    if (actors(frame).has(seat)) panel.classList.add("acted");
-    const head = el("header", "seat-head", [
-      el("span", "player seat-" + (seat % 8), [seatName(seat)]),
-      el("span", "muted", [" · seat " + seat]),
-    ]);
-    (marks || []).forEach((m) => {
-      if (m) head.appendChild(el("span", "mark " + (m.cls || ""), [m.text]));
-    });
-    panel.appendChild(head);
-    parts.forEach((p) => append(panel, p));
-    return panel;
-  }
-
-  function faceDown(count, cap) {
-    const shown = Math.min(count, cap || 20);
-    const row = [];
-    for (let i = 0; i < shown; i += 1) row.push(card(null));
-    if (count > shown) row.push(el("span", "muted", [" +" + (count - shown)]));
-    return el("div", "hand", row);
-  }
-
-  function faceUp(list) {
-    if (!list || list.length === 0) return el("div", "hand empty-hand", ["no cards"]);
-    return el("div", "hand", list.map((c) => card(c)));
-  }
-
-  function pile(label, count, top) {
-    return el("div", "pile", [
-      el("span", "pile-label", [label]),
-      top === undefined ? card(null) : top === null ? el("span", "card empty-slot", ["–"]) : card(top),
-      el("span", "muted", [" " + plural(count, "card")]),
-    ]);
-  }
-
-  function fact(label, value) {
-    return el("div", "fact", [el("span", "fact-label", [label + " "]), value]);
-  }
-
   function drawTable(frame) {
     tablePane.replaceChildren();
     const draw = drawing.table;
@@ -730,36 +774,11 @@
   const stepParam = params.get("step");
   const eventParam = params.get("event");
 
-  // the pieces a game's drawing is built of (the interface in this file's header)
-  const kit = Object.freeze({
-    el,
-    card,
-    cards,
-    player,
-    seats,
-    perSeat,
-    plural,
-    humanize,
-    seatPanel,
-    faceDown,
-    faceUp,
-    pile,
-    fact,
-    describe,
-  });
-
   // The game's script comes after this one (deferred, or inline further down the page),
   // so it has registered once the document is parsed: deferred scripts run while the
   // state is "interactive", before DOMContentLoaded.
   function start() {
-    const makeDrawing = registered.get(game);
-    if (makeDrawing) {
-      try {
-        drawing = makeDrawing(kit) || {};
-      } catch (err) {
-        drawing = {}; // a broken drawing: the log and the decisions still show the match
-      }
-    }
+    drawing = makeDrawing(game, kit); // broken or none: the log and the decisions show the match
     setPerspective(first, stepParam !== null ? Number(stepParam) || 0 : undefined).then(() => {
       if (stepParam === null && eventParam !== null) {
         const wantedEvent = Number(eventParam) - 1;

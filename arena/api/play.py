@@ -1,0 +1,194 @@
+"""``/api/play``: matches with people at the table (docs/play.md).
+
+A person's seat is played from a browser page over the connect transport, like a bot
+that connects out; starting such a match gives one link per person's seat (its key in
+the link's fragment).  The match waits until every person has opened their link.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+from arena import services
+from arena.api.common import BEARER, ApiBlueprint, bearer_token, config, database
+from arena.api.schemas import MAX_OPTIONS, StrictInteger
+from arena.games import GAMES, POLICIES
+from arena.models import Bot
+from arena.services import people
+from arena.services.errors import MAX_ID, MAX_SEED
+from arena.worker import queue
+
+log = logging.getLogger(__name__)
+
+blp = ApiBlueprint(
+    "play",
+    __name__,
+    url_prefix="/api/play",
+    description="Matches with people at the table: a person plays a seat in the browser.",
+)
+
+
+class PlaySeat(Schema):
+    person = fields.String(
+        validate=validate.Length(min=1, max=people.PERSON_NAME_MAX),
+        metadata={"description": "a person's name: this seat is played in a browser"},
+    )
+    house = fields.String(
+        validate=validate.OneOf(sorted({p for g in POLICIES.values() for p in g})),
+        metadata={"description": "one of the arena's own policies"},
+    )
+    bot_id = StrictInteger(
+        validate=validate.Range(min=1, max=MAX_ID),
+        metadata={"description": "a registered bot (its owner lets people pick it)"},
+    )
+
+    @validates_schema
+    def _one(self, data: dict[str, Any], **_: Any) -> None:
+        if len(data) != 1:
+            raise ValidationError("give exactly one of person, house or bot_id")
+
+
+class PlayCreate(Schema):
+    game = fields.String(required=True, validate=validate.OneOf(sorted(GAMES)))
+    seats = fields.List(
+        fields.Nested(PlaySeat),
+        required=True,
+        validate=validate.Length(min=2, max=8),
+        metadata={"description": "every seat, in order"},
+    )
+    preset = fields.String(validate=validate.Length(min=1, max=64))
+    options = fields.Dict(
+        keys=fields.String(validate=validate.Length(min=1, max=64)),
+        values=fields.Raw(allow_none=True),
+        validate=validate.Length(max=MAX_OPTIONS),
+        load_default=None,
+    )
+    deadline_s = StrictInteger(
+        load_default=people.DEFAULT_DEADLINE_SECONDS,
+        validate=validate.Range(min=people.MIN_DEADLINE_SECONDS, max=people.MAX_DEADLINE_SECONDS),
+        metadata={"description": "each person's time per decision, in seconds"},
+    )
+    rated = fields.Boolean(
+        load_default=False, metadata={"description": "rate the match (organiser only)"}
+    )
+    seed = StrictInteger(load_default=None, validate=validate.Range(min=0, max=MAX_SEED))
+    owner = fields.String(load_default="", validate=validate.Length(max=64))
+
+
+class SeatOut(Schema):
+    seat = fields.Integer()
+    bot_id = fields.Integer()
+    name = fields.String()
+    kind = fields.String(metadata={"description": "bot, house or person"})
+
+
+class LinkOut(Schema):
+    seat = fields.Integer()
+    bot_id = fields.Integer()
+    name = fields.String()
+    url = fields.String(metadata={"description": "the seat's page; its key is the fragment"})
+
+
+class PlayCreated(Schema):
+    match_id = fields.Integer()
+    game = fields.String()
+    options = fields.Dict()
+    rated = fields.Boolean()
+    deadline_s = fields.Integer()
+    seats = fields.List(fields.Nested(SeatOut))
+    links = fields.List(fields.Nested(LinkOut))
+
+
+class OpponentOut(Schema):
+    bot_id = fields.Integer()
+    name = fields.String()
+    kind = fields.String()
+    policy = fields.String(allow_none=True)
+
+
+def _organiser() -> bool:
+    """Whether the caller may seat any bot and rate the match: the organiser's token,
+    or no organiser token configured (the local default).  Without that, /play must be
+    open (``ARENA_OPEN_PLAY``)."""
+    try:
+        services.check_organiser(config(), bearer_token())
+    except services.ServiceError:
+        if bearer_token() or not config().open_play:
+            raise
+        return False
+    return True
+
+
+@blp.route("", methods=["POST"])
+@blp.arguments(PlayCreate)
+@blp.response(201, PlayCreated)
+@blp.doc(security=BEARER)
+def create(data: dict[str, Any]) -> dict[str, Any]:
+    """Start a match with people's seats: one link per person
+
+    Seats are ``{"person": name}``, ``{"house": policy}`` or ``{"bot_id": id}``, in seat
+    order.  Anyone may start one against house bots and bots whose owners let people
+    pick them (``playable``) where play is open; the organiser may seat any bot and rate
+    the match.  The match is queued at once and waits until every person has opened
+    their link; a person who leaves gets the default action at each deadline.
+    """
+    organiser = _organiser()
+    if data["rated"] and not organiser:
+        raise services.ServiceError(403, "only the organiser may rate a match with people")
+    options = dict(data["options"] or {})
+    if data.get("preset") is not None:
+        options["preset"] = data["preset"]
+    with database().session() as session:
+        made = people.create_play_match(
+            session,
+            game=data["game"],
+            seats=data["seats"],
+            options=options,
+            deadline_seconds=data["deadline_s"],
+            rated=data["rated"],
+            organiser=organiser,
+            owner=data["owner"],
+            seed=data["seed"],
+        )
+        match = made.match
+        seats = [
+            {"seat": s.seat, "bot_id": s.bot_id, "name": bot.name, "kind": bot.kind}
+            for s in sorted(match.seats, key=lambda s: s.seat)
+            if (bot := session.get(Bot, s.bot_id)) is not None
+        ]
+        body = {
+            "match_id": match.id,
+            "game": match.game,
+            "options": match.options,
+            "rated": match.rated,
+            "deadline_s": data["deadline_s"],
+            "seats": seats,
+            "links": [
+                {"seat": seat, "bot_id": link.bot_id, "name": link.name, "url": link.path()}
+                for seat, link in made.links
+            ],
+        }
+    try:
+        queue.enqueue_matches(config(), [body["match_id"]])
+    except Exception:  # queued in the database: the wardens send it again
+        log.exception("play match %s: enqueueing it failed", body["match_id"])
+    return body
+
+
+@blp.route("/<game_id>/opponents", methods=["GET"])
+@blp.response(200, OpponentOut(many=True))
+def opponents(game_id: str) -> list[dict[str, Any]]:
+    """Who a person may pick as an opponent in a game: the house policies, then the
+    registered bots whose owners allow it"""
+    engine = services.game_engine(game_id)
+    with database().session() as session:
+        bots = people.playable_bots(session, engine.id)
+        listed = [{"bot_id": b.id, "name": b.name, "kind": b.kind, "policy": None} for b in bots]
+    house = [
+        {"bot_id": None, "name": f"house {p}", "kind": "house", "policy": p}
+        for p in POLICIES[engine.id]
+    ]
+    return house + listed
