@@ -433,8 +433,29 @@ class TournamentCreateSchema(Schema):
     bot_ids = fields.List(
         StrictInteger(validate=validate.Range(min=1, max=MAX_ID)),
         required=True,
-        validate=validate.Length(min=2, max=MAX_TOURNAMENT_BOTS),
-        metadata={"description": "every entrant (a gauntlet's challengers and its field)"},
+        validate=validate.Length(max=MAX_TOURNAMENT_BOTS),
+        metadata={
+            "description": "every entrant bot (a gauntlet's challengers and its field); at "
+            "least two entrants with the people"
+        },
+    )
+    people = fields.List(
+        fields.String(validate=validate.Length(min=1, max=40)),
+        load_default=list,
+        validate=validate.Length(max=MAX_SEATS),
+        metadata={
+            "description": "people who play in the browser: each gets a seat of their own "
+            "and one link (seat_links in the answer, shown once)"
+        },
+    )
+    person_deadline_s = StrictInteger(
+        load_default=60,
+        validate=validate.Range(min=2, max=600),
+        metadata={"description": "each person's time per decision, in seconds"},
+    )
+    rated = fields.Boolean(
+        load_default=None,
+        metadata={"description": "rate the matches (default: yes, unless people play)"},
     )
     seats_per_match = StrictInteger(required=True, validate=validate.Range(min=2, max=MAX_SEATS))
     games_per_pairing = StrictInteger(
@@ -465,6 +486,11 @@ class TournamentCreateSchema(Schema):
             "cards included: for a class watching, not a contest)"
         },
     )
+
+    @validates_schema
+    def _entrants(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if len(data.get("bot_ids") or ()) + len(data.get("people") or ()) < 2:
+            raise ValidationError("Give at least 2 entrants (bots and people).", "bot_ids")
 
     @validates_schema
     def _one_preset(self, data: dict[str, Any], **kwargs: Any) -> None:
@@ -622,7 +648,18 @@ class TournamentSchema(Schema):
     finished_at = fields.DateTime(allow_none=True)
 
 
+class SeatLinkSchema(Schema):
+    bot_id = fields.Integer()
+    name = fields.String()
+    url = fields.String(metadata={"description": "the seat's page; its key is the fragment"})
+
+
 class TournamentDetailSchema(TournamentSchema):
+    seat_links = fields.List(
+        fields.Nested(SeatLinkSchema),
+        allow_none=True,
+        metadata={"description": "only in the answer that created it: each person's link"},
+    )
     offline_bot_ids = fields.List(
         fields.Integer(),
         metadata={

@@ -31,6 +31,7 @@ from arena.api.schemas import (
 from arena.competition import standings
 from arena.models import Tournament
 from arena.relay import sessions
+from arena.services import people
 from arena.worker import queue
 
 log = logging.getLogger(__name__)
@@ -62,7 +63,10 @@ def _summary(tournament: Tournament, progress: dict[str, int]) -> dict[str, Any]
 
 
 def _detail(
-    session: Session, tournament: Tournament, with_crosstable: bool = True
+    session: Session,
+    tournament: Tournament,
+    with_crosstable: bool = True,
+    seat_links: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     progress = services.tournament_progress(session, tournament)
     ids = _ids(tournament)
@@ -76,6 +80,7 @@ def _detail(
         standings=standings.standings(session, tournament),
         crosstable=standings.crosstable(session, tournament) if with_crosstable else None,
         sprt_status=standings.sprt_summary(session, tournament),
+        seat_links=seat_links,
     )
 
 
@@ -112,18 +117,35 @@ class Tournaments(MethodView):
         schedule achieved: matches per bot, seat spread and pair meetings.  ``deal: duplicate``
         plays each deal once per rotation of its table.  Options: a ``preset`` and/or
         ``options`` overriding it; the stored options are complete.  All matches are
-        queued at once, after the commit.
+        queued at once, after the commit.  ``people`` play in the browser: each gets a
+        seat (``seat_links``, shown this once), the matches wait until their people sit
+        down, and they are unrated unless ``rated``.
         """
         services.check_organiser(config(), bearer_token())
         options = dict(data.pop("options") or {})
         if data.get("preset") is not None:
             options["preset"] = data.pop("preset")
         data["challenger_ids"] = data.get("challenger_ids") or ()
+        names, deadline = data.pop("people"), data.pop("person_deadline_s")
+        rated = data.pop("rated")
         with database().session() as session:
+            engine = services.game_engine(data["game"])
+            links = [
+                people.person_seat(session, engine.id, name, "organiser", deadline)
+                for name in names
+            ]
+            data["bot_ids"] = [*data["bot_ids"], *(link.bot_id for link in links)]
             tournament, match_ids = services.create_tournament(
-                session, config(), options=options, **data
+                session,
+                config(),
+                options=options,
+                rated=rated if rated is not None else not links,
+                **data,
             )
-            body = _detail(session, tournament)
+            seat_links = [
+                {"bot_id": link.bot_id, "name": link.name, "url": link.path()} for link in links
+            ]
+            body = _detail(session, tournament, seat_links=seat_links)
         # committed: now the workers may see the matches
         try:
             queue.enqueue_matches(config(), match_ids)

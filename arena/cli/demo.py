@@ -260,7 +260,7 @@ def _run(
             bot = client.post(
                 "/api/bots",
                 {"name": name, "endpoint": server.url, "owner": "demo", "games": [game],
-                 "signing_secret": secret},
+                 "signing_secret": secret, "playable": True},
             )  # fmt: skip
             ids[game].append(bot["id"])
         ports = f" (ports {args.bot_port} to {bot_servers[-1][2].port})" if args.bot_port else ""
@@ -295,6 +295,7 @@ def _run(
                 print("\nDone: its folder is removed (--data-dir keeps the database and the log).")
             return 0
         print(f"\nBrowse the rankings, tournaments and replays at {base}/")
+        print(f"Take a seat against the house bots or the sample bots at {base}/play")
         print(f"The workers' log and any warnings: {data_dir / LOG_NAME}")
         print("Serving until interrupted (Ctrl-C).", flush=True)
         while all(w.poll() is None for w in workers):

@@ -69,6 +69,8 @@ def cmd_bots_register(args: argparse.Namespace) -> int:
         body["description"] = args.description
     if args.signing_secret:
         body["signing_secret"] = args.signing_secret
+    if args.playable:
+        body["playable"] = True
     with _client(args) as client:
         bot = client.post("/api/bots", body)
         server = client.base
@@ -217,9 +219,12 @@ def cmd_tournaments_start(args: argparse.Namespace) -> int:
         "name": args.name or f"{args.game} {args.format.replace('_', ' ')}",
         "game": args.game,
         "format": args.format,
-        "bot_ids": _ids("--bots", args.bots),
+        "bot_ids": _ids("--bots", args.bots) if args.bots or not args.people else [],
         "seats_per_match": seats,
     }
+    if args.people:
+        body["people"] = [name.strip() for name in args.people.split(",") if name.strip()]
+    at_least("--person-deadline", args.person_deadline, 2)
     if args.format in FORMATS and FORMATS[args.format].takes("games_per_pairing"):
         body["games_per_pairing"] = args.games_per_pairing or seats
     elif args.games_per_pairing is not None:
@@ -233,13 +238,21 @@ def cmd_tournaments_start(args: argparse.Namespace) -> int:
         "deal": args.deal,
         "seed": args.seed,
         "live_view": args.live_view,
+        "person_deadline_s": args.person_deadline,
+        "rated": True if args.rated else None,
     }
     body.update({k: v for k, v in optional.items() if v is not None})
     with _client(args) as client:
         tournament = client.post("/api/tournaments", body, token=_token(ORGANISER_TOKEN_ENV))
+        server = client.base
     if printed_as_json(args, tournament):
         return 0
     _print_tournament(tournament)
+    links = tournament.get("seat_links") or []
+    if links:
+        print("  people's links (shown this once; give each person their own):")
+        for link in links:
+            print(f"    {link['name']}: {server}{link['url']}")
     return 0
 
 
@@ -450,6 +463,9 @@ def add_commands(sub: Any) -> None:
     register.add_argument(
         "--signing-secret", help="choose the secret (16 to 128 printable ASCII, no spaces)"
     )
+    register.add_argument(
+        "--playable", action="store_true", help="people may pick it as an opponent at /play"
+    )
     register.set_defaults(func=cmd_bots_register)
     listing = bots_sub.add_parser("list", parents=[remote], help="every bot not deleted")
     listing.add_argument("--game")
@@ -481,7 +497,14 @@ def add_commands(sub: Any) -> None:
         description="The fields of POST /api/tournaments; see its OpenAPI description.",
     )
     start.add_argument("game")
-    start.add_argument("--bots", required=True, metavar="IDS", help="bot ids, e.g. 1,2,3,4")
+    start.add_argument("--bots", metavar="IDS", help="bot ids, e.g. 1,2,3,4")
+    start.add_argument(
+        "--people", metavar="NAMES", help="people playing in the browser, e.g. Ann,Bob"
+    )
+    start.add_argument("--person-deadline", type=int, metavar="S", help="their time per decision")
+    start.add_argument(
+        "--rated", action="store_true", help="rate the matches even with people (default: not)"
+    )
     start.add_argument(
         "--seats", type=int, help="seats per match (default: the game's smallest table)"
     )

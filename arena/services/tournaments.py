@@ -169,6 +169,7 @@ def write_tournament(
     *,
     name: str,
     live_view: str = "public",
+    rated: bool = True,
 ) -> tuple[Tournament, list[int]]:
     """The tournament row, its entries and every match of the schedule queued, with bulk
     inserts (tens of thousands of matches are written in seconds); returns it and the
@@ -211,7 +212,7 @@ def write_tournament(
                     "seed": table.seed,
                     "deal": table.deal,
                     "status": "queued",
-                    "rated": True,
+                    "rated": rated,
                     "created_at": now,
                 }
                 for table in schedule.tables
@@ -237,6 +238,7 @@ def create_tournament(
     name: str,
     seed: int | None = None,
     live_view: str = "public",
+    rated: bool = True,
     **request: Any,
 ) -> tuple[Tournament, list[int]]:
     """Write a tournament with every match of its schedule queued (``arena.competition.formats``);
@@ -248,7 +250,12 @@ def create_tournament(
     entrants = check_entrants(session, plan.engine, plan.entry.bot_ids)
     plan = dataclasses.replace(plan, entry=dataclasses.replace(plan.entry, bot_ids=tuple(entrants)))
     return write_tournament(
-        session, plan, schedule_tournament(plan, seed), name=name, live_view=live_view
+        session,
+        plan,
+        schedule_tournament(plan, seed),
+        name=name,
+        live_view=live_view,
+        rated=rated,
     )
 
 

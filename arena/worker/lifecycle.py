@@ -78,6 +78,8 @@ ELO = EloConfig()
 MAX_FAILURES = 3  # failures of the match itself after which it is failed
 LOST_LEASE_ALERT = 10  # lost leases after which each further one is an alert
 RATING_SEQ = "rating_seq"
+# a match started from /play is cancelled when its people have not all sat down by then
+PLAY_WAIT = dt.timedelta(minutes=30)
 BUSY = "a bot of the match plays in another worker"  # a claim refused for now: try later
 
 Enqueue = Callable[[list[int]], None]
@@ -129,8 +131,15 @@ def claim(
     lapsed = match.status == "running"
     if lapsed and match.lease_expires_at is not None and aware(match.lease_expires_at) > now:
         return "running under a live lease"
-    if not lapsed and (away_draining(session, match) or people_not_seated(session, match)):
-        return BUSY  # its queued matches wait until it comes back, or the person sits down
+    if not lapsed and away_draining(session, match):
+        return BUSY  # its queued matches wait until it comes back
+    if not lapsed and people_not_ready(session, match):
+        if match.kind == "play" and now - aware(match.created_at) > PLAY_WAIT:
+            match.status = "cancelled"
+            match.error = f"not every person sat down within {PLAY_WAIT.seconds // 60} minutes"
+            match.finished_at = now
+            return f"cancelled: {match.error}"
+        return BUSY  # it waits for everyone to sit down
     if not pin_bots(session, match, owner, until, now):
         return BUSY
     if lapsed:
@@ -172,17 +181,29 @@ def away_draining(session: Session, match: Match) -> bool:
     )
 
 
-def people_not_seated(session: Session, match: Match) -> bool:
-    """A person's seat of the match has never been opened (its link not followed yet):
-    the match waits for everyone to sit down.  Once seated, a person who leaves gets
-    default actions like any bot."""
-    people = [s.bot_id for s in match.seats if s.bot.kind == "person"]
+def people_not_ready(session: Session, match: Match) -> bool:
+    """A person's seat of the match has never been opened (its link not followed yet),
+    or the person is playing another match (a person plays one at a time): the match
+    waits.  Once seated, a person who leaves gets default actions like any bot."""
+    people = {s.bot_id for s in match.seats if s.bot.kind == "person"}
     if not people:
         return False
     opened = session.scalar(
         select(func.count()).select_from(BotSession).where(BotSession.bot_id.in_(people))
     )
-    return (opened or 0) < len(set(people))
+    if (opened or 0) < len(people):
+        return True
+    playing = session.scalar(
+        select(func.count())
+        .select_from(MatchSeat)
+        .join(Match, Match.id == MatchSeat.match_id)
+        .where(
+            MatchSeat.bot_id.in_(people),
+            Match.status == "running",
+            Match.id != match.id,
+        )
+    )
+    return bool(playing)
 
 
 def pin_bots(

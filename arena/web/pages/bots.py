@@ -49,7 +49,7 @@ FILTER_ORDER = ("finished", "running", "queued", "failed", "cancelled")
 @bp.get("/bots")
 def bots() -> str:
     with database().session() as session:
-        listed = select(Bot).where(Bot.status != "deleted")
+        listed = select(Bot).where(Bot.status != "deleted", Bot.kind != "person")
         pager = paginate(
             session.scalar(select(func.count()).select_from(listed.subquery())) or 0, LIST_PAGE
         )

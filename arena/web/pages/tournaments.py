@@ -92,7 +92,11 @@ def tournaments() -> str:
 @bp.get("/tournaments/new")
 def tournament_new() -> str:
     with database().session() as session:
-        rows = list(session.scalars(select(Bot).where(Bot.status == "active").order_by(Bot.name)))
+        rows = list(
+            session.scalars(
+                select(Bot).where(Bot.status == "active", Bot.kind != "person").order_by(Bot.name)
+            )
+        )
         offline = set(sessions.offline(session, (b.id for b in rows)))
         return render_template(
             "tournament_new.html",

@@ -102,6 +102,7 @@
       if (description) payload.description = description;
       const games = data.getAll("games");
       if (games.length) payload.games = games;
+      if (data.get("playable")) payload.playable = true;
       // a secret is sent as typed: the API says what is wrong with it, nothing is dropped
       const secret = data.get("signing_secret");
       if (secret) payload.signing_secret = secret;
@@ -551,6 +552,15 @@
       if (Object.keys(options).length) payload.options = options;
       if (String(data.get("seed") || "").trim() !== "") payload.seed = Number(data.get("seed"));
       if (data.get("live_everyone")) payload.live_view = "everyone";
+      const people = String(data.get("people") || "")
+        .split(/[\n,]/)
+        .map((name) => name.trim())
+        .filter((name) => name);
+      if (people.length) {
+        payload.people = people;
+        putNumber(payload, "person_deadline_s", document.getElementById("person-deadline"));
+      }
+      if (data.get("rated")) payload.rated = true;
       const token = String(data.get("token") || "").trim();
       busy(tournament, true);
       const result = await postJSON(tournament.dataset.api, payload, token);
@@ -561,6 +571,27 @@
         return;
       }
       const id = result.body && result.body.id;
+      const links = (result.body && result.body.seat_links) || [];
+      if (links.length && id !== undefined) {
+        // each person's link is shown this once: the page stays until they are copied
+        const list = document.getElementById("seat-link-list");
+        list.replaceChildren();
+        links.forEach((link) => {
+          const item = document.createElement("li");
+          const url = window.location.origin + document.body.dataset.root + link.url;
+          const anchor = document.createElement("a");
+          anchor.href = url;
+          anchor.textContent = url;
+          anchor.dataset.seatLink = String(link.bot_id);
+          item.append(link.name + ": ", anchor);
+          list.appendChild(item);
+        });
+        const to = document.getElementById("tournament-link");
+        to.href = document.body.dataset.root + "/tournaments/" + encodeURIComponent(id);
+        tournament.hidden = true;
+        document.getElementById("seat-links").hidden = false;
+        return;
+      }
       window.location.assign(
         id !== undefined ? document.body.dataset.root + "/tournaments/" + encodeURIComponent(id) : tournament.dataset.page
       );

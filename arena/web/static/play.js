@@ -130,9 +130,8 @@
     let ticker = null;
     let inFlight = null; // the open poll's AbortController
     let stopped = false;
-    let players = [];
-    let table = null; // { kit, drawing } of the match being played
-    let matchId = null;
+    const tables = new Map(); // match id (as the bodies give it) -> { kit, drawing }
+    let table = null; // that of the match being played
 
     function say(text) {
       status.textContent = text;
@@ -238,6 +237,8 @@
         ? Math.min(REACTION_SECONDS, (body.deadline_ms - MARGIN_MS) / 1000)
         : (body.deadline_ms - MARGIN_MS) / 1000;
       current = { id, body, reaction, until: Date.now() + seconds * 1000, passing };
+      seatRoot.dataset.decision = body.decision_id; // "step:seat", for whoever checks the page
+      seatRoot.dataset.matchId = String(body.match_id).split(".")[0];
       drawTable(body.view);
       prompt.textContent = reaction
         ? "Quick: " + (phase === "rapidite" ? "rapidité" : phase) + "? It passes by itself when the time runs out."
@@ -282,10 +283,19 @@
       }
     }
 
+    function tableOf(body) {
+      let found = tables.get(body.match_id);
+      if (!found) {
+        const players = body.players || [];
+        found = ArenaViewer.table(game, { players, perspective: () => String(body.seat) });
+        tables.set(body.match_id, found);
+      }
+      return found;
+    }
+
     function showStart(body) {
-      players = body.players || [];
-      matchId = String(body.match_id).split(".")[0];
-      table = ArenaViewer.table(game, { players, perspective: () => String(body.seat) });
+      table = tableOf(body);
+      const matchId = String(body.match_id).split(".")[0];
       seatRoot.dataset.matchId = matchId;
       outcomePane.hidden = true;
       outcomePane.replaceChildren();
@@ -326,11 +336,13 @@
         showStart(body);
         answer(id, {});
       } else if (item.path === "/act") {
-        if (!table) showStart({ ...body, players });
+        table = tableOf(body); // its /start came first (the same match, or another one's)
         showAct(body, id);
       } else if (item.path === "/end") {
         answer(id, {});
+        table = tableOf(body);
         showEnd(body);
+        tables.delete(body.match_id);
       } else {
         answer(id, {});
       }
