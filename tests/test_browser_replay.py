@@ -34,6 +34,7 @@ from arena.worker import play as play_module
 from arena.worker.live import LiveWriter
 from tests.support.browser import TIMEOUT_MS, _require_chromium, buffered
 from tests.support.browser import browser as browser  # the same Chromium, on this site
+from tests.support.seen import known_to
 from tests.support.web import add_bot, close_app, make_app, play_match
 
 PLAYERS = {"cactus": 3, "cactus-game": 3, "president": 4}
@@ -102,44 +103,6 @@ def _seen(game_id: str, view: dict[str, Any], viewer: int, seat: int) -> list[st
     if seat == viewer:
         return list(view["cards"]) + _exchange_cards(view["exchange"])
     return [HIDDEN] * min(view["hand_sizes"][seat], 20)
-
-
-def known_to(game: Any, record: dict[str, Any], viewer: int, steps: int) -> set[str]:
-    """Every card code seat ``viewer`` was shown up to ``steps``: in its views and in the
-    events it received."""
-    identities = _identities(game)
-    state = game.new_state(len(record["players"]), record["seed"], record["options"])
-    found: set[str] = set()
-    for i in range(steps + 1):
-        found |= _strings(game.view(state, viewer), identities)
-        if i < steps and i < len(record["steps"]):
-            game.apply(state, answers(record["steps"][i]))
-    for event in state.events:
-        if event.visible_to(viewer):
-            found |= _strings(event.data, identities)
-    return found
-
-
-def _identities(game: Any) -> frozenset[str]:
-    from arena.games import cards
-    from arena.games.cactus_game.engine import KINDS
-    from arena.games.president.engine import JOKERS
-
-    if game.id == "cactus-game":
-        return frozenset(KINDS)
-    return frozenset(cards.NAMES) | frozenset(JOKERS)
-
-
-def _strings(value: Any, identities: frozenset[str]) -> set[str]:
-    if isinstance(value, str):
-        return {value} & identities
-    if isinstance(value, dict):
-        return set().union(
-            *(_strings(v, identities) for v in value.values()), set(value) & identities
-        )
-    if isinstance(value, list):
-        return set().union(set(), *(_strings(v, identities) for v in value))
-    return set()
 
 
 # -- the site ----------------------------------------------------------------------------
