@@ -88,6 +88,15 @@ PRODUCTION = {
 def test_the_production_profile_starts_with_an_organiser_token(tmp_path):
     config = from_env({**PRODUCTION, "ARENA_DATA_DIR": str(tmp_path), "ARENA_ORGANISER_TOKEN": "t"})
     assert config.profile == "production" and config.organiser_token == "t"
+    assert config.open_play is False  # people's matches are the organiser's, unless opened
+
+
+@pytest.mark.parametrize(("value", "open_play"), [("", True), ("0", False), ("yes", True)])
+def test_open_play_is_a_switch(tmp_path, value: str, open_play: bool) -> None:
+    env = {"ARENA_DATA_DIR": str(tmp_path), "ARENA_OPEN_PLAY": value}
+    assert from_env(env).open_play is open_play
+    with pytest.raises(ConfigError, match="ARENA_OPEN_PLAY must be 1 or 0"):
+        from_env({**env, "ARENA_OPEN_PLAY": "maybe"})
 
 
 def test_the_cli_refuses_production_without_an_organiser_token_in_one_line(tmp_path):

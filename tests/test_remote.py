@@ -228,6 +228,28 @@ def test_a_laptop_bot_is_registered_to_connect_out_and_shown_offline(server):
         )
 
 
+def test_a_tournament_with_people_prints_each_person_s_link_once(server, bots):
+    bot_ids = ",".join(str(b["id"]) for b in list(bots.values())[:2])
+    argv = ("tournaments", "start", "cactus", "--bots", bot_ids, "--people", "Ann, Bob")
+    token = {"ARENA_ORGANISER_TOKEN": ORGANISER}
+    code, out, err = cli(*argv, "--seats", "2", "--person-deadline", "30", **token)
+    assert (code, err) == (0, "")
+    links = re.findall(r"^    (Ann|Bob) · person [0-9a-f]{6}: (\S+)$", out, re.MULTILINE)
+    assert [who for who, _ in links] == ["Ann", "Bob"]
+    for _, url in links:
+        assert re.fullmatch(re.escape(server) + r"/play/seat/\d+#[\w-]{32,}", url)
+    tournament = _tournament_id(out)
+    code, out, err = cli("tournaments", "show", str(tournament))
+    assert code == 0 and "/play/seat/" not in out  # shown once, at the start
+    assert cli("tournaments", "cancel", str(tournament), **token)[0] == 0
+    # the mistakes: one line each, status 2
+    assert cli("tournaments", "start", "cactus") == (
+        2, "", "arena: give the entrants: --bots IDS and/or --people NAMES\n"
+    )  # fmt: skip
+    code, out, err = cli("tournaments", "start", "cactus", "--people", "a", "--person-deadline=0")
+    assert (code, err) == (2, "arena: --person-deadline must be at least 2, not 0\n")
+
+
 def test_a_reader_that_stops_reading_gets_no_traceback():
     """``arena ... | head -1``: the pipe closes under the command, which ends quietly."""
     proc = subprocess.Popen(

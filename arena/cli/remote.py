@@ -208,6 +208,8 @@ def cmd_bots_rotate(args: argparse.Namespace) -> int:
 def cmd_tournaments_start(args: argparse.Namespace) -> int:
     from arena.cli.client import ORGANISER_TOKEN_ENV
 
+    if not args.bots and not args.people:
+        raise UsageError("give the entrants: --bots IDS and/or --people NAMES")
     at_least("--seats", args.seats, 2)
     at_least("--games-per-pairing", args.games_per_pairing, 1)
     at_least("--matches-per-bot", args.matches_per_bot, 1)
@@ -219,7 +221,7 @@ def cmd_tournaments_start(args: argparse.Namespace) -> int:
         "name": args.name or f"{args.game} {args.format.replace('_', ' ')}",
         "game": args.game,
         "format": args.format,
-        "bot_ids": _ids("--bots", args.bots) if args.bots or not args.people else [],
+        "bot_ids": _ids("--bots", args.bots) if args.bots else [],
         "seats_per_match": seats,
     }
     if args.people:

@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session, selectinload
 import arena
 from arena import services
 from arena.competition import formats
+from arena.config import Config
 from arena.db import Database
 from arena.games import GAMES
 from arena.match.faults import describe_fault, seat_fault_reason
@@ -38,6 +39,10 @@ FINISHED = MATCH_PLAYED
 
 def database() -> Database:
     return current_app.extensions["arena.db"]
+
+
+def config() -> Config:
+    return current_app.extensions["arena.config"]
 
 
 @bp.app_template_global()

@@ -13,7 +13,7 @@ from sqlalchemy import select
 from arena.games import GAMES, POLICIES
 from arena.models import Bot, Match, MatchSeat
 from arena.services import people
-from arena.web.pages.common import bp, database, game_rows
+from arena.web.pages.common import bp, config, database, game_rows
 from arena.web.viewer import drawing_path
 
 DEADLINES = (15, 30, 60, 120, 300)  # the choices of a person's time per decision, seconds
@@ -39,6 +39,7 @@ def play_game(game_id: str) -> str:
         presets=list(game.presets),
         deadlines=DEADLINES,
         default_deadline=people.DEFAULT_DEADLINE_SECONDS,
+        open_play=config().open_play,
     )
 
 

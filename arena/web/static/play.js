@@ -81,7 +81,9 @@
       button.disabled = true;
       status.textContent = "Dealing…";
       try {
-        const { status: code, payload } = await postJSON("/api/play", JSON.stringify(body));
+        const token = form.elements.token ? form.elements.token.value.trim() : "";
+        const headers = token ? { Authorization: "Bearer " + token } : {};
+        const { status: code, payload } = await postJSON("/api/play", JSON.stringify(body), headers);
         if (code !== 201) {
           status.textContent = "The match could not start: " + problem(payload, code);
           button.disabled = false;
