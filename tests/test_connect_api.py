@@ -265,3 +265,61 @@ def test_each_request_handed_forgives_one_idle_poll(app, client, bot, monkeypatc
         worker.join(5)
     # the forgiveness is only for requests taken: a client spinning is still told to wait
     assert [poll(client, bot, session).status_code for _ in range(6)][-1] == 429
+
+
+POLL_CASES = [
+    {"bot_id": 3, "request_id": "a" * 32, "session": "s"},
+    {"bot_id": 3, "request_id": "a" * 32, "session": "s", "answers": [], "draining": True},
+    {"bot_id": 3, "request_id": "a" * 32, "session": "s" * 64,
+     "answers": [{"request_id": "b" * 32, "status": 200, "body": {"action": {"type": "draw"}}}]},
+    {"bot_id": 3, "request_id": "a" * 32, "session": "s",
+     "answers": [{"request_id": "b" * 32, "status": 599, "body": 0}] * 64},
+    # what the fast check leaves to the schema: wrong, or unusual but accepted
+    {"bot_id": True, "request_id": "a" * 32, "session": "s"},
+    {"bot_id": 0, "request_id": "a" * 32, "session": "s"},
+    {"bot_id": 3, "request_id": "A" * 32, "session": "s"},
+    {"bot_id": 3, "request_id": "a" * 31, "session": "s"},
+    {"bot_id": 3, "request_id": "a" * 32, "session": ""},
+    {"bot_id": 3, "request_id": "a" * 32, "session": "s" * 65},
+    {"bot_id": 3, "request_id": "a" * 32, "session": "s", "draining": "true"},
+    {"bot_id": 3, "request_id": "a" * 32, "session": "s", "extra": 1},
+    {"bot_id": 3, "request_id": "a" * 32, "session": "s",
+     "answers": [{"request_id": "b" * 32, "status": 99, "body": {}}]},
+    {"bot_id": 3, "request_id": "a" * 32, "session": "s",
+     "answers": [{"request_id": "b" * 32, "status": 200, "body": None}]},
+    {"bot_id": 3, "request_id": "a" * 32, "session": "s",
+     "answers": [{"request_id": "b" * 32, "status": 200}]},
+    {"bot_id": 3, "request_id": "a" * 32, "session": "s",
+     "answers": [{"request_id": "b" * 32, "status": 200, "body": 1, "more": 2}]},
+    {"bot_id": 3, "request_id": "a" * 32, "session": "s",
+     "answers": [{"request_id": "b" * 32, "status": 200, "body": 1}] * 65},
+    {"bot_id": 3, "request_id": "a" * 32},
+    [],
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("data", POLL_CASES)
+def test_a_poll_s_fast_check_accepts_only_what_its_schema_loads_the_same(data: Any) -> None:
+    """The poll skips marshmallow when its fast check accepts the body: whatever it
+    accepts, the schema loads to the same value; whatever else is judged by the schema."""
+    from marshmallow import ValidationError
+
+    fast = connect_api.Poll.fast_load(data)
+    try:
+        loaded = connect_api.Poll().load(data)
+    except ValidationError:
+        loaded = None
+    if fast is not None:
+        assert fast == loaded
+    assert (fast is None) == (POLL_CASES.index(data) >= 4)
+
+
+def test_a_poll_the_fast_check_leaves_is_judged_by_its_schema(client, bot) -> None:
+    """A malformed poll is refused with the schema's message, field by field."""
+    session = open_session(client, bot)
+    wrong = poll(client, bot, session, answers=[{"request_id": "b" * 32, "status": 99, "body": 1}])
+    assert wrong.status_code == 422
+    assert "answers" in wrong.get_json()["errors"]["json"]
+    late = poll(client, bot, session, draining="maybe")  # not a boolean marshmallow takes
+    assert late.status_code == 422 and "draining" in late.get_json()["message"]
+    assert poll(client, bot, session, draining="true").status_code == 200  # one it takes
