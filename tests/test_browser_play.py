@@ -34,7 +34,7 @@ pytestmark = pytest.mark.xdist_group("browser-play")
 PLAYERS = {"cactus": 3, "cactus-game": 3, "president": 4}
 OPTIONS = {"cactus": {"rounds": 1}, "cactus-game": {"target": 3}, "president": {}}
 MATCH_SECONDS = 240
-TABLE_CARDS = "#table [data-card], #outcome [data-card]"
+TABLE_CARDS = "#table [data-card], #outcome [data-card], #seat-log [data-card]"
 
 
 @pytest.fixture(scope="module")

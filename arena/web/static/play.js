@@ -139,11 +139,30 @@
       status.textContent = text;
     }
 
-    function note(text) {
+    // what happened at the table: the events of each view the seat receives (the ones it
+    // observed since its last decision), in the game's words, newest first
+    function note(parts, className) {
       const item = document.createElement("li");
-      item.textContent = text;
+      if (className) item.className = className;
+      if (table) table.kit.append(item, parts);
+      else item.textContent = String(parts);
       log.prepend(item);
-      while (log.children.length > 30) log.lastChild.remove();
+      while (log.children.length > 60) log.lastChild.remove();
+    }
+
+    // an action in words, as plain text (a card it names is not a card shown)
+    function words(action) {
+      return Object.keys(action)
+        .map((key) => (key === "type" ? String(action.type) : key + " " + JSON.stringify(action[key])))
+        .join(" ")
+        .replace(/_/g, " ");
+    }
+
+    function logEvents(view) {
+      (view && Array.isArray(view.events) ? view.events : []).forEach((e) => {
+        const said = table ? table.kit.describe(e) : { known: false };
+        if (said.known) note(said.parts, "event");
+      });
     }
 
     if (!key) {
@@ -223,7 +242,7 @@
       if (!current) return;
       const id = current.id;
       answer(id, { action });
-      note("You played " + JSON.stringify(action));
+      note("You: " + words(action), "mine");
       clearActions();
       prompt.textContent = "Waiting for the other players…";
       if (inFlight) inFlight.abort(); // the answer leaves now, in a new poll
@@ -241,6 +260,7 @@
       current = { id, body, reaction, until: Date.now() + seconds * 1000, passing };
       seatRoot.dataset.decision = body.decision_id; // "step:seat", for whoever checks the page
       seatRoot.dataset.matchId = String(body.match_id).split(".")[0];
+      logEvents(body.view);
       drawTable(body.view);
       prompt.textContent = reaction
         ? "Quick: " + (phase === "rapidite" ? "rapidité" : phase) + "? It passes by itself when the time runs out."
@@ -307,6 +327,7 @@
 
     function showEnd(body) {
       clearActions();
+      logEvents(body.view);
       drawTable(body.view);
       const outcome = body.outcome || {};
       const rank = (outcome.ranks || [])[body.seat];
