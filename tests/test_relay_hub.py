@@ -156,3 +156,52 @@ def test_requests_to_a_bot_of_capacity_three_reach_its_open_polls_one_each():
     for thread, _ in workers:
         thread.join(timeout=5)
     assert [r.outcome for r in requests] == ["answer"] * 3
+
+
+def test_a_poll_woken_for_a_request_it_cannot_take_passes_the_wake_on():
+    """A request wakes one open poll, not all.  When the one woken is ended at that moment
+    (a newer poll beyond the capacity) it passes the wake on as it leaves, so the request
+    goes out at once to another poll, never at the polls' timeout."""
+    hub = Hub()
+
+    def poll(token: str) -> list[Delivery]:
+        try:
+            return hub.poll(BOT, token, [], wait=10)
+        except Replaced:  # the next round's session ended it
+            return []
+
+    for i in range(40):
+        token = f"s{i}"
+        hub.open(BOT, token, capacity=2)  # a new session: the last round's polls end
+        polls = [in_thread(lambda t=token: poll(t)) for _ in range(2)]
+        time.sleep(0.01)
+        request = delivery(request_id=f"{i:032x}", seconds=10)
+        started = time.monotonic()
+        worker, _ = in_thread(lambda r=request: hub.deliver(r))
+        polls.append(in_thread(lambda t=token: poll(t)))  # beyond the capacity: ends one
+        while request.handed_at is None and time.monotonic() - started < 5:
+            time.sleep(0.001)
+        assert request.handed_at is not None and request.handed_at - started < 2, i
+        hub.poll(BOT, token, [(request.request_id, 200, b"{}")], wait=0)
+        worker.join(5)
+        assert request.outcome == "answer"
+    hub.leave(BOT, None, "closed", "the test is over")
+
+
+def test_a_request_goes_to_the_newest_open_poll():
+    """An older open poll may belong to a client whose connection dropped (it polls again
+    before the server knows): the newest takes the request, so it is not lost there."""
+    hub = Hub()
+    hub.open(BOT, "s1", capacity=2)
+    for i in range(10):
+        older = in_thread(lambda: hub.poll(BOT, "s1", [], wait=0.5))
+        time.sleep(0.02)
+        newer = in_thread(lambda: hub.poll(BOT, "s1", [], wait=5))
+        time.sleep(0.02)
+        request = delivery(request_id=f"{i:032x}", seconds=5)
+        worker, _ = in_thread(lambda r=request: hub.deliver(r))
+        newer[0].join(5)
+        older[0].join(5)
+        assert newer[1] == [[request]] and older[1] == [[]], i
+        hub.poll(BOT, "s1", [(request.request_id, 200, b"{}")], wait=0)
+        worker.join(5)

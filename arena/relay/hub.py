@@ -65,6 +65,23 @@ class Delivery:
         }
 
 
+def _wake_one(session: _Session) -> None:
+    """Wake the newest of the session's waiting polls when one could take a request now
+    (called with the hub's lock held).  One, not all: each woken poll costs the web
+    process a thread switch, and a bot keeps up to ``capacity`` polls open.  The newest:
+    an older one may be a poll whose client has gone (a client whose connection dropped
+    polls again before the server knows).  A woken poll that does not take the request
+    passes the wake on as it leaves (``Hub.poll``)."""
+    if session.queue and len(session.out) < session.capacity and session.waiting:
+        session.waiting[-1].notify()
+
+
+def _wake_all(session: _Session) -> None:
+    """Wake every waiting poll of the session (it left, or polls must end)."""
+    for waiting in session.waiting:
+        waiting.notify()
+
+
 class Replaced(Exception):
     """The session polled is over here: ``reason`` is ``replaced`` (a newer session of
     the bot was opened), ``closed`` (the bot or the arena ended it) or ``moved`` (another
@@ -80,13 +97,14 @@ class _Session:
     bot_id: int
     token: str
     capacity: int
-    changed: threading.Condition  # on the hub's lock: a request came, or a poll must end
     queue: collections.deque[Delivery] = field(default_factory=collections.deque)
     out: dict[str, Delivery] = field(default_factory=dict)  # handed, not answered
     early: collections.OrderedDict[str, tuple[int, bytes, float]] = field(
         default_factory=collections.OrderedDict
     )
     polls: list[threading.Event] = field(default_factory=list)  # open polls, oldest first
+    # the polls waiting, oldest first: each on a condition of its own, on the hub's lock
+    waiting: list[threading.Condition] = field(default_factory=list)
     last_poll_end: float = field(default_factory=time.monotonic)
     draining: bool = False
     gone: tuple[str, str] | None = None  # why the session left: (reason, in words)
@@ -109,7 +127,7 @@ class Hub:
             if old is not None and old.token == token:
                 old.capacity = capacity
                 return
-            session = _Session(bot_id, token, capacity, threading.Condition(self._lock))
+            session = _Session(bot_id, token, capacity)
             if old is not None:  # its requests are sent again, to the new session
                 self._leave(old, "replaced", "replaced by a newer session")
             self._sessions[bot_id] = session
@@ -128,7 +146,7 @@ class Hub:
         session.gone = (reason, why)
         for poll in session.polls:
             poll.set()
-        session.changed.notify_all()
+        _wake_all(session)
         for delivery in [*session.queue, *session.out.values()]:
             self._settle(delivery, "moved", detail=why)
         session.queue.clear()
@@ -185,17 +203,22 @@ class Hub:
             if len(session.polls) > session.capacity:
                 while len(session.polls) > session.capacity:
                     session.polls.pop(0).set()
-                session.changed.notify_all()
+                _wake_all(session)
             try:
                 until = now + wait
-                # nothing to hand, or as many handed and not answered as the bot takes
-                while (not session.queue or len(session.out) >= session.capacity) and not (
-                    ended.is_set()
-                ):
-                    left = until - time.monotonic()
-                    if left <= 0:
-                        break
-                    session.changed.wait(left)
+                mine = threading.Condition(self._lock)
+                session.waiting.append(mine)
+                try:
+                    # nothing to hand, or as many handed and not answered as the bot takes
+                    while (not session.queue or len(session.out) >= session.capacity) and not (
+                        ended.is_set()
+                    ):
+                        left = until - time.monotonic()
+                        if left <= 0:
+                            break
+                        mine.wait(left)
+                finally:
+                    session.waiting.remove(mine)
                 if session.gone is not None:
                     raise Replaced(*session.gone)
                 if not session.queue or ended.is_set() or len(session.out) >= session.capacity:
@@ -209,6 +232,10 @@ class Hub:
                 if ended in session.polls:
                     session.polls.remove(ended)
                 session.last_poll_end = time.monotonic()
+                if session.gone is None:
+                    # this poll may have been the one woken for a request it did not take
+                    # (it was ended, or timed out as it was woken), or more wait: pass on
+                    _wake_one(session)
 
     def _session(self, bot_id: int, token: str) -> _Session:
         session = self._sessions.get(bot_id)
@@ -228,7 +255,7 @@ class Hub:
             return
         latency = (now - delivery.handed_at) * 1000.0 if delivery.handed_at else None
         self._settle(delivery, "answer", status=status, answer=body, latency_ms=latency)
-        session.changed.notify_all()  # one more may be handed out
+        _wake_one(session)  # one more may be handed out
 
     # -- the worker's side ---------------------------------------------------------------------
     def deliver(self, delivery: Delivery) -> Delivery:
@@ -248,7 +275,7 @@ class Hub:
                 self._settle(delivery, "answer", status=status, answer=body, latency_ms=latency)
                 return delivery
             session.queue.append(delivery)
-            session.changed.notify_all()
+            _wake_one(session)
         delivery.settled.wait(max(delivery.deadline - time.monotonic(), 0.0))
         with self._lock:
             if delivery.outcome is None:
@@ -261,7 +288,7 @@ class Hub:
             if delivery in session.queue:
                 session.queue.remove(delivery)
             if session.out.pop(delivery.request_id, None) is not None:
-                session.changed.notify_all()  # one more may be handed out
+                _wake_one(session)  # one more may be handed out
         away = session is None or (
             not session.polls and time.monotonic() - session.last_poll_end > self.away_seconds
         )
