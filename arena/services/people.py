@@ -62,7 +62,8 @@ def house_bot(session: Session, policy: str) -> Bot:
     """The house bot of ``policy`` (made on first use), for every game that has it."""
     games = sorted(g for g in GAMES if policy in POLICIES[g])
     if not games:
-        raise ServiceError(400, f"no house policy {policy!r}; policies: random, heuristic")
+        known = sorted({p for game in POLICIES.values() for p in game})
+        raise ServiceError(400, f"no house policy {policy!r}; policies: {', '.join(known)}")
     name = f"house {policy}"
     key = bot_name_key(name)
     found = session.scalar(select(Bot).where(Bot.kind == "house", Bot.name_key == key))
