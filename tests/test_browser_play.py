@@ -27,7 +27,7 @@ from arena.games import get_game
 from tests.support.browser import _require_chromium, shoot
 from tests.support.browser import browser as browser  # the same Chromium, on this site
 from tests.support.lanes import lane, wait_for
-from tests.support.seen import known_to
+from tests.support.seen import cards_in, known_to
 
 pytestmark = pytest.mark.xdist_group("browser-play")
 
@@ -165,16 +165,9 @@ def check_nothing_unseen(seat: Seat, record: dict[str, Any], index: int) -> None
         allowed = known_to(game, record, index, step) if step is not None else everything
         # its view (the legal actions may name a kind of card to ask for, which is no card
         # seen; they are checked as the page's controls above)
-        text = json.dumps(body.get("view"))
-        leaked = {c for c in _cards(game) if json.dumps(c) in text} - allowed
+        leaked = cards_in(game, body.get("view")) - allowed
         assert not leaked, (body["path"], step, sorted(leaked))
     assert set(seat.faces()) <= everything | {"hidden"}
-
-
-def _cards(game: Any) -> frozenset[str]:
-    from tests.support.seen import _identities
-
-    return _identities(game)
 
 
 @pytest.mark.parametrize("game", sorted(PLAYERS))

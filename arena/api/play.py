@@ -14,7 +14,12 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 from arena import services
 from arena.api.common import BEARER, ApiBlueprint, bearer_token, config, database
-from arena.api.schemas import MAX_OPTIONS, StrictInteger
+from arena.api.schemas import (
+    GameRulesSchema,
+    SeatLinkSchema,
+    StrictInteger,
+    requested_options,
+)
 from arena.games import GAMES, POLICIES
 from arena.models import Bot
 from arena.services import people
@@ -51,20 +56,13 @@ class PlaySeat(Schema):
             raise ValidationError("give exactly one of person, house or bot_id")
 
 
-class PlayCreate(Schema):
+class PlayCreate(GameRulesSchema):
     game = fields.String(required=True, validate=validate.OneOf(sorted(GAMES)))
     seats = fields.List(
         fields.Nested(PlaySeat),
         required=True,
         validate=validate.Length(min=2, max=8),
         metadata={"description": "every seat, in order"},
-    )
-    preset = fields.String(validate=validate.Length(min=1, max=64))
-    options = fields.Dict(
-        keys=fields.String(validate=validate.Length(min=1, max=64)),
-        values=fields.Raw(allow_none=True),
-        validate=validate.Length(max=MAX_OPTIONS),
-        load_default=None,
     )
     deadline_s = StrictInteger(
         load_default=people.DEFAULT_DEADLINE_SECONDS,
@@ -85,11 +83,8 @@ class SeatOut(Schema):
     kind = fields.String(metadata={"description": "bot, house or person"})
 
 
-class LinkOut(Schema):
+class LinkOut(SeatLinkSchema):
     seat = fields.Integer()
-    bot_id = fields.Integer()
-    name = fields.String()
-    url = fields.String(metadata={"description": "the seat's page; its key is the fragment"})
 
 
 class PlayCreated(Schema):
@@ -138,9 +133,7 @@ def create(data: dict[str, Any]) -> dict[str, Any]:
     organiser = _organiser()
     if data["rated"] and not organiser:
         raise services.ServiceError(403, "only the organiser may rate a match with people")
-    options = dict(data["options"] or {})
-    if data.get("preset") is not None:
-        options["preset"] = data["preset"]
+    options = requested_options(data)
     with database().session() as session:
         made = people.create_play_match(
             session,
@@ -166,10 +159,7 @@ def create(data: dict[str, Any]) -> dict[str, Any]:
             "rated": match.rated,
             "deadline_s": data["deadline_s"],
             "seats": seats,
-            "links": [
-                {"seat": seat, "bot_id": link.bot_id, "name": link.name, "url": link.path()}
-                for seat, link in made.links
-            ],
+            "links": [{"seat": seat, **link.json()} for seat, link in made.links],
         }
     try:
         queue.enqueue_matches(config(), [body["match_id"]])

@@ -404,9 +404,10 @@ class SprtSchema(Schema):
             raise ValidationError("elo1 must be greater than elo0.", "elo1")
 
 
-class TournamentCreateSchema(Schema):
-    name = fields.String(required=True, validate=validate.Length(min=1, max=100))
-    game = fields.String(required=True, validate=validate.Length(min=1, max=32))
+class GameRulesSchema(Schema):
+    """The rules a match is played with, as a request gives them: a preset and options
+    over it (``requested_options`` merges them)."""
+
     preset = fields.String(validate=validate.Length(min=1, max=64))
     options = fields.Dict(
         keys=fields.String(validate=validate.Length(min=1, max=64)),
@@ -414,6 +415,21 @@ class TournamentCreateSchema(Schema):
         validate=validate.Length(max=MAX_OPTIONS),
         load_default=None,
     )
+
+
+def requested_options(data: dict[str, Any]) -> dict[str, Any]:
+    """The options a request loaded by a ``GameRulesSchema`` asks for, its preset among
+    them; both keys are taken out of ``data``."""
+    options = dict(data.pop("options", None) or {})
+    preset = data.pop("preset", None)
+    if preset is not None:
+        options["preset"] = preset
+    return options
+
+
+class TournamentCreateSchema(GameRulesSchema):
+    name = fields.String(required=True, validate=validate.Length(min=1, max=100))
+    game = fields.String(required=True, validate=validate.Length(min=1, max=32))
     format = fields.String(
         load_default=formats.DEFAULT_FORMAT,
         validate=validate.OneOf(tuple(formats.FORMATS)),

@@ -27,6 +27,7 @@ from arena.api.schemas import (
     TournamentDetailSchema,
     TournamentListArgsSchema,
     TournamentSchema,
+    requested_options,
 )
 from arena.competition import standings
 from arena.models import Tournament
@@ -122,9 +123,7 @@ class Tournaments(MethodView):
         down, and they are unrated unless ``rated``.
         """
         services.check_organiser(config(), bearer_token())
-        options = dict(data.pop("options") or {})
-        if data.get("preset") is not None:
-            options["preset"] = data.pop("preset")
+        options = requested_options(data)
         data["challenger_ids"] = data.get("challenger_ids") or ()
         names, deadline = data.pop("people"), data.pop("person_deadline_s")
         rated = data.pop("rated")
@@ -142,9 +141,7 @@ class Tournaments(MethodView):
                 rated=rated if rated is not None else not links,
                 **data,
             )
-            seat_links = [
-                {"bot_id": link.bot_id, "name": link.name, "url": link.path()} for link in links
-            ]
+            seat_links = [link.json() for link in links]
             body = _detail(session, tournament, seat_links=seat_links)
         # committed: now the workers may see the matches
         try:

@@ -52,6 +52,10 @@ class SeatLink:
         """The seat's page; the secret travels in the fragment, never sent to a server."""
         return f"/play/seat/{self.bot_id}#{self.secret}"
 
+    def json(self) -> dict[str, Any]:
+        """As the API gives it (``SeatLinkSchema``)."""
+        return {"bot_id": self.bot_id, "name": self.name, "url": self.path()}
+
 
 def house_policies(game_id: str) -> list[str]:
     """The house policies a game has, for its opponents list."""

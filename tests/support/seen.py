@@ -26,6 +26,11 @@ def known_to(game: Any, record: dict[str, Any], viewer: int, steps: int) -> set[
     return found
 
 
+def cards_in(game: Any, value: Any) -> set[str]:
+    """The card codes anywhere in ``value`` (a view, an event), keys too."""
+    return _strings(value, _identities(game))
+
+
 def _identities(game: Any) -> frozenset[str]:
     from arena.games import cards
     from arena.games.cactus_game.engine import KINDS

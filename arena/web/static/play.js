@@ -19,11 +19,14 @@
   const $ = (id) => document.getElementById(id);
   const root = document.body.dataset.root || "";
 
-  async function postJSON(path, body, headers) {
+  // POST a JSON body; { status, payload } (null when the answer is not JSON).  ``signal``
+  // aborts it (a poll that an answer replaces).
+  async function postJSON(path, body, headers, signal) {
     const response = await fetch(root + path, {
       method: "POST",
       headers: { "Content-Type": "application/json", ...(headers || {}) },
       body,
+      signal,
     });
     let payload = null;
     try {
@@ -174,23 +177,8 @@
       const body = JSON.stringify({ bot_id: botId, request_id: requestId(), ...fields });
       const timestamp = String(Math.floor(Date.now() / 1000 + skew));
       const signature = "sha256=" + ArenaHmac.hex(key, timestamp + "." + body);
-      const response = await fetch(root + path, {
-        method: "POST",
-        headers: {
-          "Content-Type": "application/json",
-          "X-Arena-Timestamp": timestamp,
-          "X-Arena-Signature": signature,
-        },
-        body,
-        signal,
-      });
-      let payload = null;
-      try {
-        payload = await response.json();
-      } catch (err) {
-        payload = null;
-      }
-      return { status: response.status, payload };
+      const headers = { "X-Arena-Timestamp": timestamp, "X-Arena-Signature": signature };
+      return postJSON(path, body, headers, signal);
     }
 
     async function openSession() {
