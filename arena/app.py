@@ -17,6 +17,7 @@ from arena.extensions import api
 
 
 def create_app(config: Config | None = None, **flask_config: Any) -> Flask:
+    from arena import logins
     from arena.api import limits
 
     config = config or from_env()
@@ -44,6 +45,7 @@ def create_app(config: Config | None = None, **flask_config: Any) -> Flask:
 
     # before any view of any blueprint: every route that reads a body is covered
     app.before_request(limits.check_request_body)
+    logins.init_app(app, config)
     api.init_app(app)
     register_api(api)
     register_web(app)

@@ -23,6 +23,11 @@ not later.
 | ``ARENA_CONNECTIONS_PER_BOT`` | keep-alive connections a worker opens to one endpoint | 32 |
 | ``ARENA_LEASE_SECONDS`` | a claim on a match lapses this long after its last renewal | 15 |
 | ``ARENA_MATCH_TIME_LIMIT`` | seconds a match may take before it is failed (a backstop) | 3600 |
+| ``ARENA_OPEN_PLAY`` | anyone may sit down at ``/play`` | on (local), off (production) |
+| ``ARENA_OPEN_SIGNUP`` | contestants sign up without a join code | on (local), off |
+| ``ARENA_OPEN_REGISTRATION`` | bots registered without an account | on (local), off |
+| ``ARENA_RATE_LIMITS`` | per-address limits on sign-up, login, registration | on |
+| ``ARENA_RATELIMIT_STORAGE`` | where they count (``redis://`` for many web processes) | memory |
 """
 
 from __future__ import annotations
@@ -43,6 +48,13 @@ class ConfigError(RuntimeError):
 
 
 DEFAULT_DATA_DIR = "arena-data"
+# a class signs up and registers from one school address at once: generous per address,
+# still far below what guessing passwords or flooding the bot table would need
+RATE_LIMITS = {
+    "signup": "30 per minute;300 per hour",
+    "login": "20 per minute;200 per hour",
+    "register": "30 per minute;300 per hour",
+}
 DATABASE_FILE = "arena.sqlite3"  # the embedded database, in the data dir
 
 
@@ -83,6 +95,14 @@ class Config:
     # anyone may sit down at /play against house bots and bots their owners offer (the
     # local default); else starting a match with people needs the organiser token
     open_play: bool = True
+    # anyone may make a contestant account without an event's join code, and register a
+    # bot without an account (with a free-text owner): the local default
+    open_signup: bool = True
+    open_registration: bool = True
+    # per client address: sign-up, login, registration (Flask-Limiter's notation)
+    rate_limits: bool = True
+    ratelimit_storage: str = "memory://"
+    limits: Mapping[str, str] = field(default_factory=lambda: dict(RATE_LIMITS))
     testing: bool = False
     extra: Mapping[str, Any] = field(default_factory=dict)
 
@@ -173,6 +193,10 @@ def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         live_interval=number("ARENA_LIVE_INTERVAL", 1, float, minimum=0),
         relay_host=env.get("ARENA_RELAY_HOST", "127.0.0.1"),
         open_play=_flag(env, "ARENA_OPEN_PLAY", default=profile == "local"),
+        open_signup=_flag(env, "ARENA_OPEN_SIGNUP", default=profile == "local"),
+        open_registration=_flag(env, "ARENA_OPEN_REGISTRATION", default=profile == "local"),
+        rate_limits=_flag(env, "ARENA_RATE_LIMITS", default=True),
+        ratelimit_storage=env.get("ARENA_RATELIMIT_STORAGE", "memory://"),
     )
     try:
         AddressPolicy.for_profile(profile, networks)  # a bad CIDR fails here, at start-up

@@ -36,9 +36,18 @@ MATCH_PLAYED = "finished"  # the matches a count of played matches counts
 # deleted softly (it keeps its matches and name); its owner sets the others
 BOT_STATUSES = ("active", "paused", "disabled", "deleted")
 BOT_OWNER_STATUSES = ("active", "disabled")  # what an owner may set (DELETE deletes)
+BOT_SET_STATUSES = (*BOT_OWNER_STATUSES, "paused")  # an organiser pauses too
 # who answers for a bot row: a contestant's program, one of the arena's own policies
 # (played in the worker), or a person (a browser, over the connect transport)
 BOT_KINDS = ("bot", "house", "person")
+# who an account is: the arena's admin (as the organiser token's holder is), an organiser
+# of events, or a contestant; and what a member is in one event
+ACCOUNT_ROLES = ("admin", "organiser", "contestant")
+MEMBER_ROLES = ("organiser", "contestant")
+EVENT_VISIBILITIES = ("public", "private")
+# who paused a bot: the arena (forfeits in a row: its owner may set it active again) or an
+# organiser (only an organiser may)
+PAUSED_BY = ("arena", "organiser")
 # a tournament's statuses: running until its matches are over or it is cancelled
 TOURNAMENT_STATUSES = ("running", "finished", "cancelled")
 # who sees a match's hidden cards while it is played: nobody (only the public table
@@ -75,6 +84,87 @@ class Base(DeclarativeBase):
     }
 
 
+class Account(Base):
+    """A person who logs in: the arena's admin, an organiser of events, or a contestant.
+    The password is kept as an argon2 hash (``arena.services.accounts``)."""
+
+    __tablename__ = "accounts"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(64))
+    # bot_name_key(name): unique, so that "Ada" and " ada " are one account
+    name_key: Mapped[str] = mapped_column(String(192), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(200))
+    role: Mapped[str] = mapped_column(String(16), default="contestant")  # ACCOUNT_ROLES
+    # a one-time link to set a new password (an organiser makes it): its hash, and until when
+    reset_token_hash: Mapped[str | None] = mapped_column(String(64), default=None)
+    reset_expires_at: Mapped[dt.datetime | None] = mapped_column(default=None)
+    # bumped when the password changes: the sessions logged in before it end
+    session_epoch: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+
+    @validates("name")
+    def _name_and_key(self, _attribute: str, name: str) -> str:
+        name = bot_name(name)
+        self.name_key = bot_name_key(name)
+        return name
+
+
+class ApiToken(Base):
+    """An account's API token (``Authorization: Bearer``), kept hashed like owner tokens."""
+
+    __tablename__ = "api_tokens"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    label: Mapped[str] = mapped_column(String(64), default="")
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    last_used_at: Mapped[dt.datetime | None] = mapped_column(default=None)
+
+
+class Event(Base):
+    """A competition with its own bots, tournaments, ladder and ratings: a class, a
+    hackathon.  Its bots never meet another event's (or the open arena's)."""
+
+    __tablename__ = "events"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(100))
+    games: Mapped[list[Any]] = mapped_column(default=list)
+    visibility: Mapped[str] = mapped_column(String(16), default="public")  # EVENT_VISIBILITIES
+    join_code: Mapped[str] = mapped_column(String(32), unique=True)
+    # bots one account may have in the event (not deleted); organisers are not counted
+    bots_per_account: Mapped[int] = mapped_column(Integer, default=1)
+    # registration of new bots (None: open from its creation / until the freeze)
+    registration_opens_at: Mapped[dt.datetime | None] = mapped_column(default=None)
+    registration_closes_at: Mapped[dt.datetime | None] = mapped_column(default=None)
+    # after it: no new bots, no endpoint or transport changes, versions pinned
+    freeze_at: Mapped[dt.datetime | None] = mapped_column(default=None)
+    # the event's rated ladder per game: {game: {"enabled": bool, "seats_per_match": n}}
+    ladder: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("accounts.id"), default=None)
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+
+    members: Mapped[list[EventMember]] = relationship(
+        back_populates="event", cascade="all, delete-orphan", order_by="EventMember.account_id"
+    )
+
+
+class EventMember(Base):
+    """An account in an event, as one of its organisers or a contestant."""
+
+    __tablename__ = "event_members"
+
+    event_id: Mapped[int] = mapped_column(ForeignKey("events.id"), primary_key=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), primary_key=True)
+    role: Mapped[str] = mapped_column(String(16), default="contestant")  # MEMBER_ROLES
+    joined_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+
+    event: Mapped[Event] = relationship(back_populates="members")
+    account: Mapped[Account] = relationship()
+
+
 class Bot(Base):
     __tablename__ = "bots"
     __table_args__ = (UniqueConstraint("name_key", name="uq_bots_name_key"),)
@@ -104,6 +194,13 @@ class Bot(Base):
     playable: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     # the deadline of each of its decisions, when not the arena's (a person's, per match)
     deadline_ms: Mapped[int | None] = mapped_column(Integer, default=None)
+    # the account it belongs to (None: only its owner token manages it) and the event it
+    # plays in (None: the open arena); PAUSED_BY says who paused a paused bot
+    account_id: Mapped[int | None] = mapped_column(
+        ForeignKey("accounts.id"), index=True, default=None
+    )
+    event_id: Mapped[int | None] = mapped_column(ForeignKey("events.id"), index=True, default=None)
+    paused_by: Mapped[str | None] = mapped_column(String(16), default=None)
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[dt.datetime] = mapped_column(default=utcnow, onupdate=utcnow)
 
@@ -175,6 +272,11 @@ class Tournament(Base):
     # who may see a match's hidden cards while it is played: "public" (nobody: only the
     # public table until it ends) or "everyone" (every perspective, live)
     live_view: Mapped[str] = mapped_column(String(16), default="public")
+    # the event it belongs to (None: the open arena); a qualifier's pass rule
+    # (arena.competition.grading); the tournament a final run was cloned from
+    event_id: Mapped[int | None] = mapped_column(ForeignKey("events.id"), index=True, default=None)
+    pass_rule: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    cloned_from: Mapped[int | None] = mapped_column(ForeignKey("tournaments.id"), default=None)
     seed: Mapped[int] = mapped_column(BigInteger)
     status: Mapped[str] = mapped_column(String(16), default="running")  # TOURNAMENT_STATUSES
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
@@ -250,6 +352,8 @@ class Match(Base):
         ForeignKey("tournaments.id"), index=True, default=None
     )
     kind: Mapped[str] = mapped_column(String(16), default="tournament")  # |ladder|play
+    # the event it is played in (its tournament's, or its ladder's); None: the open arena
+    event_id: Mapped[int | None] = mapped_column(ForeignKey("events.id"), index=True, default=None)
     game: Mapped[str] = mapped_column(String(32), index=True)
     options: Mapped[dict[str, Any]] = mapped_column(default=dict)
     seed: Mapped[int] = mapped_column(BigInteger)
@@ -307,6 +411,8 @@ class MatchSeat(Base):
     forfeited: Mapped[bool] = mapped_column(Boolean, default=False)
     # what went wrong, for the owner: {"count", "kinds": {kind: n}, "first": its cause}
     faults: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    # the version the bot declared when the match started (its GET / or its session's)
+    version: Mapped[str | None] = mapped_column(String(200), default=None)
 
     match: Mapped[Match] = relationship(back_populates="seats")
     bot: Mapped[Bot] = relationship()

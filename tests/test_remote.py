@@ -175,14 +175,15 @@ def test_register_shows_the_owner_token_and_the_secret_once(server, bots):
         assert cli(*rotate) == (
             2,
             "",
-            f"arena: {server} answered 401: this needs the bot's owner token: "
-            "Authorization: Bearer <token> (set $ARENA_OWNER_TOKEN)\n",
+            f"arena: {server} answered 401: this needs the bot's owner token (or its "
+            "account's, or an organiser's): Authorization: Bearer <token> "
+            "(set $ARENA_OWNER_TOKEN)\n",
         )
         assert cli(*rotate, ARENA_OWNER_TOKEN="not-the-token") == (
             2,
             "",
-            f"arena: {server} answered 401: the owner token is not valid "
-            "(check $ARENA_OWNER_TOKEN)\n",
+            f"arena: {server} answered 401: the token is not valid: not an account's, a "
+            "bot's owner token or the organiser's (check $ARENA_OWNER_TOKEN)\n",
         )
         code, out, err = cli(*rotate, ARENA_OWNER_TOKEN=token)
         assert (code, err) == (0, "")

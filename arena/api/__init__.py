@@ -5,9 +5,11 @@ from __future__ import annotations
 from flask_smorest import Api
 
 from arena.api import (
+    accounts,
     bots,
     connect,
     docs,
+    events,
     formats,
     games,
     matches,
@@ -17,6 +19,8 @@ from arena.api import (
 )
 
 BLUEPRINTS = (
+    accounts.blp,
+    events.blp,
     bots.blp,
     connect.blp,
     tournaments.blp,
@@ -38,7 +42,8 @@ def register_api(api: Api) -> None:
         {
             "type": "http",
             "scheme": "bearer",
-            "description": "a bot's owner token, or the organiser token",
+            "description": "an account's API token, a bot's owner token, or the "
+            "organiser token (the admin's)",
         },
     )
     for blueprint in BLUEPRINTS:

@@ -1,14 +1,15 @@
 """``/api/bots``: registration and management of bot endpoints.
 
-A bot's endpoint is in an answer only for its owner and the organiser
-(``services.reader``): anyone else could knock a contestant's bot over."""
+A bot's endpoint is in an answer only for those who manage it (``Caller.sees_endpoint``:
+its owner, its account, its event's organisers, the admin): anyone else could knock a
+contestant's bot over.  A private event's bots are for its members only."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from flask.views import MethodView
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from arena import services
 from arena.api.common import (
@@ -16,12 +17,14 @@ from arena.api.common import (
     PAGINATION_HEADERS_DOC,
     ApiBlueprint,
     as_row,
-    bearer_token,
     config,
+    current_caller,
     database,
     paged,
+    rate_limit,
 )
 from arena.api.schemas import (
+    BotAttachSchema,
     BotCreateSchema,
     BotDetailSchema,
     BotListArgsSchema,
@@ -31,8 +34,9 @@ from arena.api.schemas import (
     BotSchema,
     BotUpdateSchema,
 )
-from arena.models import Bot, BotSession, Rating
+from arena.models import Bot, BotSession, Rating, bot_name_key
 from arena.relay import sessions
+from arena.services import events
 
 blp = ApiBlueprint(
     "bots", __name__, url_prefix="/api/bots", description="Bot endpoints and their owners."
@@ -41,7 +45,7 @@ blp = ApiBlueprint(
 OPTIONAL_BEARER = [{}, *BEARER]
 
 
-def _row(bot: Bot, schema: type[BotSchema], reader: services.Reader, **extra: Any) -> dict:
+def _row(bot: Bot, schema: type[BotSchema], reader: services.Caller, **extra: Any) -> dict:
     """The answer's fields of ``bot``, its endpoint only for those who may see it."""
     row = as_row(bot, schema, **extra)
     if not reader.sees_endpoint(bot):
@@ -58,9 +62,12 @@ class Bots(MethodView):
         """List bots (by name)
 
         Deleted bots only with ``status=deleted``; people's seats (``kind`` person) only
-        with ``kind=person``.  No token or secret is ever listed.
-        ``endpoint`` is there only with a token that may see it: the organiser token
-        (every bot's), a bot's owner token (that bot's).  Any other token is a 401.
+        with ``kind=person``.  No token or secret is ever listed.  ``mine=true``: the
+        bots of the account signed in or whose token is given; ``q``: the name contains
+        it; ``owner``: the owner is it (both without case).  A private event's bots are
+        listed for its members only.  ``endpoint`` is there only with a credential that
+        manages the bot (its owner token or account, an organiser of its event, the
+        admin).  A token that is none of these is a 401.
         """
         statement = select(Bot)
         if "status" in query:
@@ -71,17 +78,32 @@ class Bots(MethodView):
             statement = statement.where(Bot.kind == query["kind"])
         else:
             statement = statement.where(Bot.kind != "person")
+        if "event_id" in query:
+            statement = statement.where(Bot.event_id == query["event_id"])
+        if "owner" in query:
+            statement = statement.where(func.lower(Bot.owner) == query["owner"].strip().lower())
         with database().session() as session:
-            reader = services.reader(session, config(), bearer_token())
+            reader = current_caller(session)
+            if query.get("mine"):
+                if reader.account_id is None:
+                    raise services.ServiceError(
+                        401, "mine=true needs an account: log in, or give its API token"
+                    )
+                statement = statement.where(Bot.account_id == reader.account_id)
+            hidden = events.hidden_event_ids(session, reader)
+            statement = statement.where(events.not_hidden(Bot.event_id, hidden))
             bots = list(session.scalars(statement.order_by(Bot.name)))
             if "game" in query:  # games is a JSON list: filtered here, portably
                 bots = [b for b in bots if query["game"] in b.games]
+            if "q" in query:  # a name key is case folded: so is the search
+                bots = [b for b in bots if bot_name_key(query["q"]) in b.name_key]
             start = (query["page"] - 1) * query["page_size"]
             rows = [_row(b, BotSchema, reader) for b in bots[start : start + query["page_size"]]]
         return paged(query, rows, len(bots))
 
     @blp.arguments(BotCreateSchema)
     @blp.response(201, BotRegisteredSchema)
+    @blp.doc(security=OPTIONAL_BEARER)
     def post(self, data: dict[str, Any]) -> dict[str, Any]:
         """Register a bot
 
@@ -90,10 +112,16 @@ class Bots(MethodView):
         are shown this once only.  Give ``signing_secret`` to choose the secret yourself
         (then the bot can run with it before it is registered).  Names are compared
         without case and surrounding spaces: one that differs from a taken name only in
-        those is a 409.
+        those is a 409.  Registered from an account (its login or API token), the bot
+        belongs to it and needs no ``owner``; ``event_id`` enters it in one of the
+        account's events (while its registration is open, up to its bots per account).
+        Without an account a free-text ``owner`` is needed, where the server allows it.
         """
-        with database().session() as session:
-            bot, owner_token, signing_secret = services.register_bot(session, config(), **data)
+        with rate_limit("register"), database().session() as session:
+            who = current_caller(session)
+            bot, owner_token, signing_secret = services.register_bot(
+                session, config(), who=who, **data
+            )
             return as_row(
                 bot,
                 BotRegisteredSchema,
@@ -102,7 +130,7 @@ class Bots(MethodView):
             )
 
 
-def _bot_detail(session: Any, bot: Bot, reader: services.Reader) -> dict[str, Any]:
+def _bot_detail(session: Any, bot: Bot, reader: services.Caller) -> dict[str, Any]:
     ratings = session.scalars(select(Rating).where(Rating.bot_id == bot.id).order_by(Rating.game))
     return _row(
         bot,
@@ -121,47 +149,53 @@ class BotById(MethodView):
     def get(self, bot_id: int) -> dict[str, Any]:
         """One bot, with its Elo in each game and the faults of its recent matches
 
-        ``endpoint`` is there only for its owner (its owner token) and the organiser
-        (the organiser token); any other token is a 401.
+        ``endpoint`` is there only for those who manage it; a private event's bot only
+        for its members; an invalid token is a 401.
         """
         with database().session() as session:
-            reader = services.reader(session, config(), bearer_token())
-            return _bot_detail(session, services.get_bot(session, bot_id), reader)
+            reader = current_caller(session)
+            bot = services.get_bot(session, bot_id)
+            events.check_visible(session, reader, bot.event_id, f"bot {bot_id}")
+            return _bot_detail(session, bot, reader)
 
     @blp.arguments(BotUpdateSchema)
     @blp.response(200, BotDetailSchema)
     @blp.doc(security=BEARER)
     def patch(self, data: dict[str, Any], bot_id: int) -> dict[str, Any]:
-        """Change a bot (its owner only)
+        """Change a bot (its owner, or an organiser of its event)
 
         A new (or the same) endpoint is checked again with ``GET /``, which also refreshes
-        what the bot declares.
+        what the bot declares.  An organiser of the bot's event (or the admin) may also
+        rename it, pause it (``status: paused``; only an organiser resumes it) and, after
+        the event's freeze, still change its endpoint; its owner may not.
         """
-        token = bearer_token()
         info = None
         if "endpoint" in data:
-            # the owner is checked before the arena calls anything, and the bot is called
+            # the caller is checked before the arena calls anything, and the bot is called
             # outside the write transaction
             with database().session() as session:
-                services.check_owner(session, services.get_bot(session, bot_id), token)
+                bot = services.get_bot(session, bot_id)
+                services.check_manages(current_caller(session), bot)
+                events.check_not_frozen(session, current_caller(session), bot, "endpoint")
             info = services.fetch_bot_info(config(), data["endpoint"])
         with database().session() as session:
             bot = services.get_bot(session, bot_id)
-            services.check_owner(session, bot, token)
-            services.update_bot(session, config(), bot, info=info, **data)
-            return _bot_detail(session, bot, services.Reader(bot_id=bot.id))
+            who = current_caller(session)
+            services.check_manages(who, bot)
+            services.update_bot(session, config(), bot, info=info, who=who, **data)
+            return _bot_detail(session, bot, who)
 
     @blp.response(204)
     @blp.doc(security=BEARER)
     def delete(self, bot_id: int) -> None:
-        """Delete a bot (its owner only)
+        """Delete a bot (its owner, or an organiser of its event)
 
         A soft delete: its matches, replays and rating history stay; its queued matches
         are cancelled and it is never called again.
         """
         with database().session() as session:
             bot = services.get_bot(session, bot_id)
-            services.check_owner(session, bot, bearer_token())
+            services.check_manages(current_caller(session), bot)
             services.delete_bot(session, bot, config().pause_after_forfeits)
 
 
@@ -171,19 +205,39 @@ class BotRotate(MethodView):
     @blp.response(200, BotRotatedSchema)
     @blp.doc(security=BEARER)
     def post(self, data: dict[str, Any], bot_id: int) -> dict[str, Any]:
-        """Rotate the owner token and/or the signing secret (its owner only)
+        """Rotate the owner token and/or the signing secret (its owner, or an organiser)
 
         ``rotate`` lists what gets a new value (default: both); ``signing_secret`` is
         your own new secret, else the arena makes one.  The answer shows the new values
         this once only, and the old ones stop working at once: the old owner token is
         refused, and matches started from now on are signed with the new secret (a match
         already being played ends with the old one).  Restart the bot with the new secret.
+        An organiser of the bot's event resets a lost owner token this way and hands the
+        new one over.
         """
         with database().session() as session:
             # locked: of two rotations with the same token, the second is refused
             bot = services.get_bot(session, bot_id, lock=True)
-            services.check_owner(session, bot, bearer_token())
+            services.check_manages(current_caller(session), bot)
             rotated = services.rotate_credentials(
                 session, bot, data["rotate"], data.get("signing_secret")
             )
             return {"id": bot.id, "name": bot.name, "rotated": sorted(rotated), **rotated}
+
+
+@blp.route("/<int:bot_id>/attach")
+class BotAttach(MethodView):
+    @blp.arguments(BotAttachSchema)
+    @blp.response(200, BotDetailSchema)
+    @blp.doc(security=BEARER)
+    def post(self, data: dict[str, Any], bot_id: int) -> dict[str, Any]:
+        """Attach a bot to your account (its owner token in the body)
+
+        For a bot registered before you had an account: from now on your login and your
+        account's tokens manage it too (its owner token keeps working).
+        """
+        with database().session() as session:
+            bot = services.get_bot(session, bot_id, lock=True)
+            who = current_caller(session)
+            services.attach_bot(session, who, bot, data["owner_token"])
+            return _bot_detail(session, bot, who)

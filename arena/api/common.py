@@ -17,7 +17,10 @@ from werkzeug.exceptions import HTTPException, default_exceptions
 
 from arena.config import Config
 from arena.db import Database
+from arena.logins import bearer_token, current_caller, rate_limit
 from arena.services import ServiceError
+
+__all__ = ["bearer_token", "current_caller", "rate_limit"]  # what the API modules import too
 
 BEARER = [{"bearerAuth": []}]  # the OpenAPI security requirement of protected operations
 PAGINATION_HEADER_NAME = "X-Pagination"
@@ -123,13 +126,6 @@ def database() -> Database:
 
 def config() -> Config:
     return current_app.extensions["arena.config"]
-
-
-def bearer_token() -> str | None:
-    """The token of ``Authorization: Bearer <token>``, or None."""
-    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-    token = token.strip()
-    return token if scheme.lower() == "bearer" and token else None
 
 
 def as_row(obj: object, schema: type[ma.Schema], **extra: Any) -> dict[str, Any]:

@@ -248,7 +248,7 @@ def open_session(data: dict[str, Any]) -> dict[str, Any]:
     here = relay()
     with database().session() as session:
         bot = services.get_bot(session, bot_id)
-        info = services.connect_info(bot, data["info"])
+        info = services.connect_info(bot, data["info"], session)
         opened = sessions.open_session(session, bot_id, here.home(), info)
     here.hub.open(bot_id, opened.token, info.get("capacity") or 1)
     if opened.old_home:

@@ -8,7 +8,7 @@ from flask import abort
 from flask.views import MethodView
 
 from arena import services
-from arena.api.common import BEARER, ApiBlueprint, bearer_token, config, database
+from arena.api.common import BEARER, ApiBlueprint, config, current_caller, database
 from arena.api.schemas import LadderSchema, LadderUpdateSchema, LeaderboardRowSchema
 from arena.games import GAMES
 
@@ -25,8 +25,9 @@ def _known_game(game: str) -> None:
 @blp.route("/ratings/<game>")
 @blp.response(200, LeaderboardRowSchema(many=True))
 def leaderboard(game: str) -> list[dict[str, Any]]:
-    """The leaderboard of a game: active rated bots by Elo, with the fitted rating and its
-    95% interval when one has been fitted"""
+    """The open arena's leaderboard of a game: active rated bots by Elo, with the fitted
+    rating and its 95% interval when one has been fitted (an event's is at
+    ``/api/events/{id}/leaderboard``)"""
     _known_game(game)
     with database().session() as session:
         return services.leaderboard(session, game)
@@ -46,14 +47,15 @@ class LadderByGame(MethodView):
     @blp.response(200, LadderSchema)
     @blp.doc(security=BEARER)
     def put(self, data: dict[str, Any], game: str) -> dict[str, Any]:
-        """Switch a game's ladder on or off (the organiser token when one is configured)
+        """Switch the open arena's ladder of a game on or off (the admin, when an organiser
+        token is configured; an event's ladder is at ``/api/events/{id}/ladders/{game}``)
 
         ``seats_per_match`` defaults to the smallest table the game is played at.
         """
-        services.check_organiser(config(), bearer_token())
         _known_game(game)
         seats = data["seats_per_match"] or max(2, GAMES[game].min_players)
         with database().session() as session:
+            services.check_admin(config(), current_caller(session))
             ladder = services.set_ladder(session, game, data["enabled"], seats)
             return {
                 "game": ladder.game,

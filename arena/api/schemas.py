@@ -4,6 +4,7 @@ answer schema but the one of registration)."""
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -13,9 +14,11 @@ from arena.competition import formats
 from arena.competition.formats import DEALS
 from arena.games import GAMES
 from arena.models import (
+    ACCOUNT_ROLES,
     BOT_KINDS,
-    BOT_OWNER_STATUSES,
+    BOT_SET_STATUSES,
     BOT_STATUSES,
+    EVENT_VISIBILITIES,
     LIVE_VIEWS,
     MATCH_STATUSES,
     TOURNAMENT_STATUSES,
@@ -118,6 +121,11 @@ def games_field(**kwargs: Any) -> fields.List:
     )
 
 
+def id_field(**kwargs: Any) -> StrictInteger:
+    """An id a request names: a whole number that can exist."""
+    return StrictInteger(validate=validate.Range(min=1, max=MAX_ID), **kwargs)
+
+
 # -- common ---------------------------------------------------------------------------------
 class PageArgsSchema(Schema):
     """Page arguments of list answers (their metadata is in the X-Pagination header)."""
@@ -140,7 +148,14 @@ class BotCreateSchema(Schema):
             "address): no endpoint, and give its games"
         },
     )
-    owner = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    owner = fields.String(
+        validate=validate.Length(min=1, max=64),
+        metadata={
+            "description": "who answers for the bot (free text); required without an "
+            "account (default: the account's name)"
+        },
+    )
+    event_id = id_field(metadata={"description": "the event it plays in (default: the open arena)"})
     description = fields.String(load_default="", validate=validate.Length(max=500))
     games = games_field(load_default=None, metadata={"description": "default: all it declares"})
     playable = fields.Boolean(
@@ -172,15 +187,18 @@ class BotCreateSchema(Schema):
 
 
 class BotUpdateSchema(Schema):
-    name = bot_name_field()
+    name = bot_name_field(metadata={"description": "its owner or an organiser renames it"})
     endpoint = endpoint_field(metadata={"description": "checked again with GET /"})
     connect = fields.Boolean(
         metadata={"description": "true: the bot connects out from now on (no endpoint)"}
     )
     description = fields.String(validate=validate.Length(max=500))
     status = fields.String(
-        validate=validate.OneOf(BOT_OWNER_STATUSES),
-        metadata={"description": "active also ends a pause after forfeits"},
+        validate=validate.OneOf(BOT_SET_STATUSES),
+        metadata={
+            "description": "active also ends a pause after forfeits; paused: an "
+            "organiser's pause (only an organiser ends it)"
+        },
     )
     games = games_field()
     playable = fields.Boolean(
@@ -217,6 +235,14 @@ class BotRotateSchema(Schema):
             )
 
 
+class BotAttachSchema(Schema):
+    owner_token = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=200),
+        metadata={"description": "the bot's owner token: proves the bot is yours"},
+    )
+
+
 class BotRotatedSchema(Schema):
     id = fields.Integer()
     name = fields.String()
@@ -239,6 +265,20 @@ class BotListArgsSchema(PageArgsSchema):
         metadata={"description": "default: bots and house bots (people's seats on request)"},
     )
     game = fields.String(validate=validate.OneOf(sorted(GAMES)))
+    mine = fields.Boolean(
+        metadata={"description": "true: only the bots of the account signed in (or its token)"}
+    )
+    q = fields.String(
+        validate=validate.Length(min=1, max=64),
+        metadata={"description": "the name contains this (without case)"},
+    )
+    owner = fields.String(
+        validate=validate.Length(min=1, max=64),
+        metadata={"description": "the owner is this (without case)"},
+    )
+    event_id = id_field(
+        metadata={"description": "the bots of this event (default: every one you may see)"}
+    )
 
 
 class BotRatingSchema(Schema):
@@ -278,6 +318,16 @@ class BotSchema(Schema):
     )
     playable = fields.Boolean(
         metadata={"description": "its owner lets people pick it as an opponent at /play"}
+    )
+    account_id = fields.Integer(
+        allow_none=True, metadata={"description": "the account it belongs to"}
+    )
+    event_id = fields.Integer(
+        allow_none=True, metadata={"description": "its event (null: the open arena)"}
+    )
+    paused_by = fields.String(
+        allow_none=True,
+        metadata={"description": "arena (forfeits in a row) or organiser, when paused"},
     )
     created_at = fields.DateTime()
     updated_at = fields.DateTime()
@@ -429,6 +479,13 @@ def requested_options(data: dict[str, Any]) -> dict[str, Any]:
 
 class TournamentCreateSchema(GameRulesSchema):
     name = fields.String(required=True, validate=validate.Length(min=1, max=100))
+    event_id = id_field(
+        load_default=None,
+        metadata={
+            "description": "the event it belongs to (its organisers start it; every "
+            "entrant plays in it); default: the open arena"
+        },
+    )
     game = fields.String(required=True, validate=validate.Length(min=1, max=32))
     format = fields.String(
         load_default=formats.DEFAULT_FORMAT,
@@ -533,6 +590,7 @@ class TournamentCreateSchema(GameRulesSchema):
 class TournamentListArgsSchema(PageArgsSchema):
     game = fields.String(validate=validate.OneOf(sorted(GAMES)))
     status = fields.String(validate=validate.OneOf(TOURNAMENT_STATUSES))
+    event_id = id_field(metadata={"description": "the tournaments of this event"})
 
 
 class ProgressSchema(Schema):
@@ -638,6 +696,7 @@ class SprtStatusSchema(SprtSchema):
 class TournamentSchema(Schema):
     id = fields.Integer()
     name = fields.String()
+    event_id = fields.Integer(allow_none=True, metadata={"description": "null: the open arena"})
     game = fields.String()
     options = fields.Dict(metadata={"description": "the complete resolved options"})
     format = fields.String()
@@ -887,3 +946,184 @@ class GameWireSchema(Schema):
     act_request = fields.Dict(
         metadata={"description": "the JSON Schema of the body of POST /act, view included"}
     )
+
+
+# -- accounts -------------------------------------------------------------------------------
+def account_name_field(**kwargs: Any) -> TrimmedString:
+    return TrimmedString(
+        validate=[
+            validate.Length(min=1, max=64),
+            validate.Regexp(
+                NAME_PATTERN,
+                error="Use letters, digits, spaces and . + - ( ) # _ ; start with a letter "
+                "or a digit.",
+            ),
+        ],
+        **kwargs,
+    )
+
+
+def password_field(**kwargs: Any) -> fields.String:
+    return fields.String(
+        validate=validate.Length(min=1, max=200),
+        load_only=True,
+        metadata={"description": "10 to 200 characters, not the account's name"},
+        **kwargs,
+    )
+
+
+class AccountCreateSchema(Schema):
+    name = account_name_field(required=True)
+    password = password_field(required=True)
+    join_code = fields.String(
+        validate=validate.Length(min=1, max=32),
+        metadata={"description": "an event's join code: the account joins it"},
+    )
+    role = fields.String(
+        load_default="contestant",
+        validate=validate.OneOf(ACCOUNT_ROLES),
+        metadata={"description": "organiser and admin: only the admin makes them"},
+    )
+
+
+class LoginSchema(Schema):
+    name = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    password = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    label = fields.String(
+        load_default="",
+        validate=validate.Length(max=64),
+        metadata={"description": "what the token is for (shown in your list of tokens)"},
+    )
+
+
+class AccountEventSchema(Schema):
+    id = fields.Integer()
+    name = fields.String()
+    role = fields.String(metadata={"description": "organiser or contestant"})
+
+
+class ApiTokenSchema(Schema):
+    id = fields.Integer()
+    label = fields.String()
+    created_at = fields.DateTime()
+    last_used_at = fields.DateTime(allow_none=True)
+
+
+class AccountSchema(Schema):
+    id = fields.Integer()
+    name = fields.String()
+    role = fields.String(metadata={"description": "one of " + ", ".join(ACCOUNT_ROLES)})
+    created_at = fields.DateTime()
+    events = fields.List(fields.Nested(AccountEventSchema))
+
+
+class AccountDetailSchema(AccountSchema):
+    tokens = fields.List(fields.Nested(ApiTokenSchema))
+
+
+class AccountCreatedSchema(AccountSchema):
+    token = fields.String(
+        metadata={"description": "shown once: an API token, for Authorization: Bearer"}
+    )
+
+
+class TokenCreatedSchema(Schema):
+    id = fields.Integer()
+    token = fields.String(metadata={"description": "shown once: Authorization: Bearer <token>"})
+    account = fields.Nested(AccountSchema)
+
+
+class ResetLinkSchema(Schema):
+    account_id = fields.Integer()
+    reset_path = fields.String(
+        metadata={"description": "a one-time link to set a new password: hand it over"}
+    )
+    expires_at = fields.DateTime()
+
+
+class PasswordResetSchema(Schema):
+    secret = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    password = password_field(required=True)
+
+
+class AccountListArgsSchema(PageArgsSchema):
+    role = fields.String(validate=validate.OneOf(ACCOUNT_ROLES))
+
+
+# -- events ---------------------------------------------------------------------------------
+def _event_fields(required: bool) -> dict[str, fields.Field]:
+    return {
+        "name": TrimmedString(required=required, validate=validate.Length(min=1, max=100)),
+        "games": fields.List(
+            fields.String(validate=validate.OneOf(sorted(GAMES))),
+            required=required,
+            validate=validate.Length(min=1, max=len(GAMES)),
+        ),
+        "visibility": fields.String(
+            validate=validate.OneOf(EVENT_VISIBILITIES),
+            metadata={"description": "private: its pages and API need a member's login"},
+        ),
+        "bots_per_account": StrictInteger(
+            validate=validate.Range(min=1, max=100),
+            metadata={"description": "bots one contestant may have in it (default 1)"},
+        ),
+        "registration_opens_at": fields.AwareDateTime(allow_none=True, default_timezone=dt.UTC),
+        "registration_closes_at": fields.AwareDateTime(allow_none=True, default_timezone=dt.UTC),
+        "freeze_at": fields.AwareDateTime(
+            allow_none=True,
+            default_timezone=dt.UTC,
+            metadata={
+                "description": "after it: no new bots, no endpoint or transport changes, "
+                "versions pinned"
+            },
+        ),
+    }
+
+
+EventCreateSchema = Schema.from_dict(_event_fields(required=True), name="EventCreateSchema")
+
+
+class EventUpdateSchema(Schema.from_dict(_event_fields(required=False))):  # type: ignore[misc]
+    new_join_code = StrictBoolean(
+        metadata={"description": "true: a new join code (the old one stops working)"}
+    )
+
+    @validates_schema
+    def _not_empty(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if not data:
+            raise ValidationError("Give at least one field to change.")
+
+
+class EventSchema(Schema):
+    id = fields.Integer()
+    name = fields.String()
+    games = fields.List(fields.String())
+    visibility = fields.String()
+    bots_per_account = fields.Integer()
+    registration_opens_at = fields.DateTime(allow_none=True)
+    registration_closes_at = fields.DateTime(allow_none=True)
+    freeze_at = fields.DateTime(allow_none=True)
+    frozen = fields.Boolean()
+    registration_open = fields.Boolean()
+    ladder = fields.Dict(metadata={"description": "per game: enabled, seats_per_match"})
+    created_at = fields.DateTime()
+    join_code = fields.String(metadata={"description": "only for its organisers"})
+    role = fields.String(
+        allow_none=True, metadata={"description": "yours in it: organiser, contestant or null"}
+    )
+
+
+class EventJoinSchema(Schema):
+    join_code = fields.String(required=True, validate=validate.Length(min=1, max=32))
+
+
+class EventOrganiserSchema(Schema):
+    account = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=64),
+        metadata={"description": "the name of the account that becomes an organiser"},
+    )
+
+
+class EventListArgsSchema(PageArgsSchema):
+    mine = fields.Boolean(metadata={"description": "true: only the events you are in"})

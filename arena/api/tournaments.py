@@ -16,8 +16,8 @@ from arena.api.common import (
     PAGINATION_HEADERS_DOC,
     ApiBlueprint,
     as_row,
-    bearer_token,
     config,
+    current_caller,
     database,
     paged,
 )
@@ -32,7 +32,7 @@ from arena.api.schemas import (
 from arena.competition import standings
 from arena.models import Tournament
 from arena.relay import sessions
-from arena.services import people
+from arena.services import events, people
 from arena.worker import queue
 
 log = logging.getLogger(__name__)
@@ -85,6 +85,16 @@ def _detail(
     )
 
 
+def check_starts(session: Session, event_id: int | None) -> None:
+    """Who starts and cancels tournaments: an event's organisers (and the admin) for the
+    event's; the admin for the open arena's (anyone where no organiser token is set)."""
+    who = current_caller(session)
+    if event_id is None:
+        services.check_admin(config(), who)
+    else:
+        events.check_organises(who, events.get_event(session, event_id, who))
+
+
 @blp.route("")
 class Tournaments(MethodView):
     @blp.arguments(TournamentListArgsSchema, location="query")
@@ -92,10 +102,12 @@ class Tournaments(MethodView):
     def get(self, query: dict[str, Any]) -> tuple[list[dict[str, Any]], int, dict[str, str]]:
         """List tournaments, newest first"""
         statement = select(Tournament)
-        for key in ("game", "status"):
+        for key in ("game", "status", "event_id"):
             if key in query:
                 statement = statement.where(getattr(Tournament, key) == query[key])
         with database().session() as session:
+            hidden = events.hidden_event_ids(session, current_caller(session))
+            statement = statement.where(events.not_hidden(Tournament.event_id, hidden))
             total = session.scalar(select(func.count()).select_from(statement.subquery()))
             tournaments = session.scalars(
                 statement.options(selectinload(Tournament.entries))
@@ -120,14 +132,15 @@ class Tournaments(MethodView):
         ``options`` overriding it; the stored options are complete.  All matches are
         queued at once, after the commit.  ``people`` play in the browser: each gets a
         seat (``seat_links``, shown this once), the matches wait until their people sit
-        down, and they are unrated unless ``rated``.
+        down, and they are unrated unless ``rated``.  With ``event_id`` it is the event's
+        (its organisers start it, and only its bots enter).
         """
-        services.check_organiser(config(), bearer_token())
         options = requested_options(data)
         data["challenger_ids"] = data.get("challenger_ids") or ()
         names, deadline = data.pop("people"), data.pop("person_deadline_s")
         rated = data.pop("rated")
         with database().session() as session:
+            check_starts(session, data["event_id"])
             engine = services.game_engine(data["game"])
             links = [
                 people.person_seat(session, engine.id, name, "organiser", deadline)
@@ -160,6 +173,9 @@ class TournamentById(MethodView):
         """One tournament with its progress, standings, crosstable and stop rule"""
         with database().session() as session:
             tournament = services.get_tournament(session, tournament_id)
+            events.check_visible(
+                session, current_caller(session), tournament.event_id, f"tournament {tournament_id}"
+            )
             return _detail(session, tournament, with_crosstable=query["crosstable"])
 
 
@@ -167,14 +183,18 @@ class TournamentById(MethodView):
 @blp.response(200, TournamentDetailSchema)
 @blp.doc(security=BEARER)
 def cancel(tournament_id: int) -> dict[str, Any]:
-    """Cancel a tournament (the organiser token when one is configured)
+    """Cancel a tournament (the organiser token when one is configured; an event's
+    organisers for its tournaments)
 
     Its queued matches are cancelled; running ones finish and count, and its ``seed``
     stays null until they have.
     """
-    services.check_organiser(config(), bearer_token())
     with database().session() as session:
         tournament = services.get_tournament(session, tournament_id)
+        events.check_visible(
+            session, current_caller(session), tournament.event_id, f"tournament {tournament_id}"
+        )
+        check_starts(session, tournament.event_id)
         services.cancel_tournament(session, tournament, config().pause_after_forfeits)
         session.flush()
         return _detail(session, tournament)

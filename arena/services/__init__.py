@@ -10,7 +10,10 @@ after that commit.
 One module per area, re-exported here (``services.create_tournament``):
 
 - ``errors``: ``ServiceError`` and the bounds of ids and seeds;
-- ``access``: owner tokens, signing secrets, the organiser token, ``Reader``;
+- ``access``: owner tokens, signing secrets, the organiser token, ``Caller`` (who a
+  request's credential makes its caller, and what that lets them do);
+- ``accounts``: accounts, passwords, API tokens, reset links;
+- ``events``: events, who sees them, their registration window, freeze and limits;
 - ``bots``: registering, changing, rotating credentials, faults, deleting;
 - ``tournaments``: validate, schedule and write a tournament; read and cancel it;
 - ``deals``: what a deal not yet over keeps hidden;
@@ -25,7 +28,11 @@ from arena.services.access import (
     SECRET_MAX_LENGTH,
     SECRET_MIN_LENGTH,
     SECRET_PATTERN,
+    Caller,
     Reader,
+    caller,
+    check_admin,
+    check_manages,
     check_organiser,
     check_owner,
     hash_token,
@@ -38,6 +45,7 @@ from arena.services.bots import (
     INFO_GAMES_CAP,
     INFO_TEXT_CAP,
     InfoFetcher,
+    attach_bot,
     checked_info,
     connect_info,
     delete_bot,
@@ -89,14 +97,19 @@ __all__ = [
     "SECRET_MAX_LENGTH",
     "SECRET_MIN_LENGTH",
     "SECRET_PATTERN",
+    "Caller",
     "InfoFetcher",
     "Reader",
     "Schedule",
     "ServiceError",
     "TournamentPlan",
+    "attach_bot",
     "bot_match_counts",
+    "caller",
     "cancel_tournament",
+    "check_admin",
     "check_entrants",
+    "check_manages",
     "check_organiser",
     "check_owner",
     "checked_info",

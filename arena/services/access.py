@@ -79,33 +79,117 @@ def check_organiser(config: Config, token: str | None) -> None:
 
 
 @dataclasses.dataclass(frozen=True)
-class Reader:
-    """Who reads the bots: the organiser, the owner of one bot (by its owner token), or
-    anyone.  A bot's endpoint is an address anyone could flood: only its owner and the
-    organiser see it."""
+class Caller:
+    """Who makes a request, and what that lets them do.
 
-    organiser: bool = False
+    One of: anyone (no credential); the admin (the organiser token, or an account of role
+    admin); an account (its API token, or its login session on the pages), with the events
+    it organises and the ones it joined; the owner of one bot (that bot's owner token).
+    Every permission below is a question to this object, so the API and the pages answer
+    it the same way."""
+
+    admin: bool = False
+    account_id: int | None = None
+    name: str | None = None
+    role: str | None = None  # the account's (ACCOUNT_ROLES)
     bot_id: int | None = None  # the bot whose owner token was given
+    organises: frozenset[int] = frozenset()  # event ids
+    joined: frozenset[int] = frozenset()  # event ids (organised ones included)
+
+    @property
+    def anonymous(self) -> bool:
+        return not (self.admin or self.account_id is not None or self.bot_id is not None)
+
+    @property
+    def organiser(self) -> bool:
+        """May create events: the admin, or an account of role organiser."""
+        return self.admin or self.role == "organiser"
+
+    def owns(self, bot: Bot) -> bool:
+        """The bot's owner: its owner token, or the account it belongs to."""
+        if self.bot_id is not None and bot.id == self.bot_id:
+            return True
+        return self.account_id is not None and bot.account_id == self.account_id
+
+    def organises_event(self, event_id: int | None) -> bool:
+        """The admin, or an organiser of that event (None: the open arena, the admin's)."""
+        return self.admin or (event_id is not None and event_id in self.organises)
+
+    def manages(self, bot: Bot) -> bool:
+        """May change, pause, rename, delete the bot or reset its credentials."""
+        return self.owns(bot) or self.organises_event(bot.event_id)
 
     def sees_endpoint(self, bot: Bot) -> bool:
-        return self.organiser or (self.bot_id is not None and bot.id == self.bot_id)
+        """A bot's endpoint is an address anyone could flood: only those who manage it."""
+        return self.manages(bot)
+
+    def sees_event(self, event_id: int | None, visibility: str) -> bool:
+        """A private event's pages and API are for its members (and the admin)."""
+        return event_id is None or visibility != "private" or self.admin or event_id in self.joined
 
 
-def reader(session: Session, config: Config, token: str | None) -> Reader:
-    """Who a read's bearer token makes the caller: anyone without one, the organiser with
-    the configured organiser token, a bot's owner with its owner token; 401 for any other
-    token (a mistyped token is told, not read as no token).
+# the name the read paths knew it by
+Reader = Caller
 
-    Unlike ``check_organiser``, a server without an organiser token has no organiser
-    here: reading other people's endpoints is never open, only starting tournaments is."""
-    if not token:
-        return Reader()
-    organiser = config.organiser_token
-    if organiser is not None and hmac.compare_digest(token.encode(), organiser.encode()):
-        return Reader(organiser=True)
-    bot_id = session.scalar(
-        select(Bot.id).where(Bot.owner_token_hash == hash_token(token)).limit(1)
-    )
-    if bot_id is None:
-        raise ServiceError(401, "the token is neither a bot's owner token nor the organiser token")
-    return Reader(bot_id=bot_id)
+
+def caller(
+    session: Session,
+    config: Config,
+    token: str | None,
+    account_id: int | None = None,
+) -> Caller:
+    """Who a request's bearer token makes the caller, else its logged-in account
+    (``account_id``, from the page's session), else anyone.  A token is the organiser
+    token (the admin), an account's API token or a bot's owner token; any other token
+    is a 401 (a mistyped token is told, not read as no token)."""
+    from arena.services import accounts  # accounts reads Caller: imported late
+
+    if token:
+        organiser = config.organiser_token
+        if organiser is not None and hmac.compare_digest(token.encode(), organiser.encode()):
+            return Caller(admin=True, name="admin")
+        found = accounts.account_for_token(session, token)
+        if found is not None:
+            return accounts.account_caller(session, found)
+        bot_id = session.scalar(
+            select(Bot.id).where(Bot.owner_token_hash == hash_token(token)).limit(1)
+        )
+        if bot_id is None:
+            raise ServiceError(
+                401,
+                "the token is not valid: not an account's, a bot's owner token or the organiser's",
+            )
+        return Caller(bot_id=bot_id)
+    if account_id is not None:
+        found = accounts.get_account(session, account_id, missing=None)
+        if found is not None:
+            return accounts.account_caller(session, found)
+    return Caller()
+
+
+def reader(session: Session, config: Config, token: str | None) -> Caller:
+    """``caller`` for a token alone (the read paths that know no session)."""
+    return caller(session, config, token)
+
+
+def check_admin(config: Config, who: Caller) -> None:
+    """The admin's: open when no organiser token is configured (the local default);
+    else 401 for anyone, 403 for an account or an owner that is not the admin."""
+    if who.admin or config.organiser_token is None:
+        return
+    if who.anonymous:
+        raise ServiceError(401, "this needs the organiser token: Authorization: Bearer <token>")
+    raise ServiceError(403, "only the admin may do this")
+
+
+def check_manages(who: Caller, bot: Bot) -> None:
+    """401 without a credential, 403 for one that does not manage the bot."""
+    if who.manages(bot):
+        return
+    if who.anonymous:
+        raise ServiceError(
+            401,
+            "this needs the bot's owner token (or its account's, or an organiser's): "
+            "Authorization: Bearer <token>",
+        )
+    raise ServiceError(403, f"bot {bot.id} belongs to another owner")

@@ -17,19 +17,23 @@ from arena.match.faults import BotFault, excerpt
 from arena.match.http_client import PROTOCOL_VERSION, HttpClient
 from arena.match.pools import MAX_CAPACITY
 from arena.models import (
-    BOT_OWNER_STATUSES,
+    BOT_SET_STATUSES,
     MATCH_PLAYED,
     Bot,
+    Event,
     Match,
     MatchSeat,
     bot_name,
     bot_name_key,
 )
+from arena.services import events
 from arena.services.access import (
     ROTATABLE,
+    Caller,
     hash_token,
     new_token,
     signing_secret_problem,
+    token_matches,
 )
 from arena.services.errors import MAX_ID, ServiceError
 from arena.worker import lifecycle
@@ -108,10 +112,11 @@ def checked_info(info: Any) -> dict[str, Any]:
     return kept
 
 
-def connect_info(bot: Bot, info: Any) -> dict[str, Any]:
+def connect_info(bot: Bot, info: Any, session: Session | None = None) -> dict[str, Any]:
     """A bot that connects out opens a session with ``info`` (what it would answer to
     ``GET /``): checked like a ``GET /`` answer, and it must still play the games it is
-    registered for.  Kept as the bot's info (its capacity is what the workers keep to)."""
+    registered for.  Kept as the bot's info (its capacity is what the workers keep to).
+    After its event's freeze its version is pinned: another one is refused."""
     if bot.status == "deleted":
         raise ServiceError(404, f"no bot {bot.id}")
     if bot.endpoint is not None:
@@ -132,6 +137,18 @@ def connect_info(bot: Bot, info: Any) -> dict[str, Any]:
         )
     if bot.kind == "person":
         kept["capacity"] = 1  # a person answers one request at a time
+    pinned = (bot.info or {}).get("version")
+    if (
+        session is not None
+        and bot.event_id is not None
+        and kept.get("version") != pinned
+        and events.is_frozen(session.get(Event, bot.event_id))
+    ):
+        raise ServiceError(
+            409,
+            f"event {bot.event_id} is frozen: bot {bot.id} plays version {pinned!r}, not "
+            f"{kept.get('version')!r} (versions are pinned at the freeze)",
+        )
     bot.info = kept
     return kept
 
@@ -199,7 +216,9 @@ def register_bot(
     *,
     name: str,
     endpoint: str | None = None,
-    owner: str,
+    owner: str | None = None,
+    who: Caller | None = None,
+    event_id: int | None = None,
     description: str = "",
     games: Sequence[str] | None = None,
     signing_secret: str | None = None,
@@ -214,8 +233,27 @@ def register_bot(
     Returns the bot, its owner token and its signing secret (the one given, else a new
     one): the only time either is available in clear.  The name is stored trimmed.
     ``info_fetcher(endpoint)`` replaces the HTTP ``GET /`` in tests.
+
+    ``who`` registers it: an account's bot belongs to it (its owner defaults to the
+    account's name) and may enter one of its events (``event_id``: its window, freeze and
+    per-account limit apply); without an account, a free-text ``owner`` is needed and the
+    operator must allow it (``config.open_registration``).
     """
+    who = who or Caller()
     name = bot_name(name)
+    event = None
+    if who.account_id is None and not who.admin and not config.open_registration:
+        raise ServiceError(
+            401, "registering a bot needs an account here: log in, or give its API token"
+        )
+    if owner is None:
+        if who.name is None:
+            raise ServiceError(422, "owner: give the bot's owner (or register it from an account)")
+        owner = who.name
+    if event_id is not None:
+        event = events.get_event(session, event_id, who)
+        games_wanted = games if games is not None else event.games
+        events.check_can_enter(session, who, event, games_wanted, endpoint)
     if signing_secret is not None and (problem := signing_secret_problem(signing_secret)):
         raise ServiceError(400, problem)
     if connect:
@@ -245,7 +283,11 @@ def register_bot(
         description=description,
         info=info,
         playable=playable,
+        account_id=who.account_id,
+        event_id=event_id,
     )
+    if event is not None:
+        events.check_can_enter(session, who, event, registered, endpoint)  # what it plays
     session.add(bot)
     _flush(session, name)
     return bot, owner_token, signing_secret
@@ -286,15 +328,22 @@ def update_bot(
     playable: bool | None = None,
     info: dict[str, Any] | None = None,
     info_fetcher: InfoFetcher | None = None,
+    who: Caller | None = None,
 ) -> Bot:
     """Change what is given (None: unchanged).  A given endpoint (even the same one) is
     checked again like at registration, which refreshes what the bot declares; ``info``
     is that check's answer when the caller made it already (``fetch_bot_info``, outside
     the transaction).  Games must be among what the bot declares.  ``connect`` true
     moves the bot to the connect transport (it has no endpoint any more; an endpoint
-    moves it back)."""
+    moves it back).  ``who`` changes it (default: its owner): only an organiser of its
+    event pauses it or ends an organiser's pause, and after the event's freeze only an
+    organiser changes its endpoint or transport."""
+    who = who or Caller(bot_id=bot.id)
     if bot.status == "deleted":
         raise ServiceError(409, f"bot {bot.id} is deleted")
+    if endpoint is not None or connect is not None:
+        events.check_not_frozen(session, who, bot, "endpoint or transport")
+    _check_status_right(who, bot, status)
     if bot.kind != "bot":
         raise ServiceError(409, f"bot {bot.id} is a {bot.kind}'s seat, not a program to change")
     if playable is not None:
@@ -333,13 +382,29 @@ def update_bot(
     return bot
 
 
+def _check_status_right(who: Caller, bot: Bot, status: str | None) -> None:
+    """An organiser's pause is the organisers' to set and to end."""
+    if status is None or who.organises_event(bot.event_id):
+        return
+    if status == "paused":
+        raise ServiceError(403, "only an organiser of the bot's event pauses it")
+    if bot.status == "paused" and bot.paused_by == "organiser":
+        raise ServiceError(
+            403, f"bot {bot.id} was paused by an organiser: only an organiser may resume it"
+        )
+
+
 def _status_change(bot: Bot, status: str | None) -> None:
-    if status is not None and status not in BOT_OWNER_STATUSES:
-        raise ServiceError(400, "status must be active or disabled (DELETE deletes a bot)")
+    if status is not None and status not in BOT_SET_STATUSES:
+        raise ServiceError(400, "status must be active, paused or disabled (DELETE deletes a bot)")
     if status is not None and status != bot.status:
         # the owner's word ends a pause: the count of forfeits in a row starts again
         bot.paused_reason = None
+        bot.paused_by = None
         bot.forfeit_streak = 0
+        if status == "paused":
+            bot.paused_by = "organiser"
+            bot.paused_reason = "paused by an organiser"
 
 
 def _update_connect_bot(
@@ -435,3 +500,17 @@ def delete_bot(session: Session, bot: Bot, pause_after: int = 3) -> None:
     seated = select(MatchSeat.match_id).where(MatchSeat.bot_id == bot.id)
     tournaments = lifecycle.cancel_queued(session, Match.id.in_(seated))
     lifecycle.settle_tournaments(session, [t for t in tournaments if t is not None], pause_after)
+
+
+def attach_bot(session: Session, who: Caller, bot: Bot, owner_token: str) -> None:
+    """The account signed in takes the bot whose owner token it shows."""
+    if who.account_id is None:
+        raise ServiceError(401, "attaching a bot needs an account: log in, or give its API token")
+    if bot.status == "deleted":
+        raise ServiceError(409, f"bot {bot.id} is deleted")
+    if not token_matches(owner_token, bot.owner_token_hash):
+        raise ServiceError(403, f"this is not bot {bot.id}'s owner token")
+    if bot.account_id not in (None, who.account_id):
+        raise ServiceError(409, f"bot {bot.id} belongs to another account")
+    bot.account_id = who.account_id
+    session.flush()

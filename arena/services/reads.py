@@ -22,8 +22,9 @@ from arena.models import (
 from arena.services.errors import MAX_ID, ServiceError
 
 
-def leaderboard(session: Session, game: str) -> list[dict[str, Any]]:
-    """Rated active bots of ``game`` by live Elo, with the fitted rating when there is one."""
+def leaderboard(session: Session, game: str, event_id: int | None = None) -> list[dict[str, Any]]:
+    """Rated active bots of ``game`` by live Elo, with the fitted rating when there is one:
+    the open arena's (``event_id`` None) or one event's (events never mix)."""
     rows = session.execute(
         select(Rating, Bot.name, FittedRating)
         .join(Bot, Bot.id == Rating.bot_id)
@@ -31,7 +32,11 @@ def leaderboard(session: Session, game: str) -> list[dict[str, Any]]:
             FittedRating,
             (FittedRating.bot_id == Rating.bot_id) & (FittedRating.game == Rating.game),
         )
-        .where(Rating.game == game, Bot.status == "active")
+        .where(
+            Rating.game == game,
+            Bot.status == "active",
+            Bot.event_id.is_(None) if event_id is None else Bot.event_id == event_id,
+        )
         .order_by(Rating.elo.desc(), Bot.name)
     )
     return [

@@ -24,6 +24,7 @@ from arena.models import (
     utcnow,
 )
 from arena.services.errors import MAX_ID, MAX_SEED, ServiceError
+from arena.services.events import same_event
 from arena.worker import lifecycle
 
 
@@ -170,6 +171,7 @@ def write_tournament(
     name: str,
     live_view: str = "public",
     rated: bool = True,
+    event_id: int | None = None,
 ) -> tuple[Tournament, list[int]]:
     """The tournament row, its entries and every match of the schedule queued, with bulk
     inserts (tens of thousands of matches are written in seconds); returns it and the
@@ -188,6 +190,7 @@ def write_tournament(
         seed=schedule.seed,
         status="running",
         live_view=live_view,
+        event_id=event_id,
     )
     session.add(tournament)
     session.flush()
@@ -213,6 +216,7 @@ def write_tournament(
                     "deal": table.deal,
                     "status": "queued",
                     "rated": rated,
+                    "event_id": event_id,
                     "created_at": now,
                 }
                 for table in schedule.tables
@@ -239,15 +243,18 @@ def create_tournament(
     seed: int | None = None,
     live_view: str = "public",
     rated: bool = True,
+    event_id: int | None = None,
     **request: Any,
 ) -> tuple[Tournament, list[int]]:
     """Write a tournament with every match of its schedule queued (``arena.competition.formats``);
     returns it and the match ids, in schedule order.  The caller commits, then enqueues.
 
     ``request`` is what ``validate_tournament`` takes: ``bot_ids`` are every entrant; a
-    gauntlet's ``challenger_ids`` are among them and the others are its field."""
+    gauntlet's ``challenger_ids`` are among them and the others are its field.  Every
+    entrant plays in ``event_id`` (None: the open arena): events never mix."""
     plan = validate_tournament(config, **request)
     entrants = check_entrants(session, plan.engine, plan.entry.bot_ids)
+    same_event(session, event_id, entrants)
     plan = dataclasses.replace(plan, entry=dataclasses.replace(plan.entry, bot_ids=tuple(entrants)))
     return write_tournament(
         session,
@@ -256,6 +263,7 @@ def create_tournament(
         name=name,
         live_view=live_view,
         rated=rated,
+        event_id=event_id,
     )
 
 

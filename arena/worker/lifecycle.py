@@ -160,6 +160,8 @@ def claim(
     match.started_at = now
     match.lease_owner = owner
     match.lease_expires_at = until
+    for seat in match.seats:  # what played this attempt: the versions declared now
+        seat.version = declared_version(seat.bot)
     live.forget(session, match.id, keep_attempt=match.attempts)  # earlier attempts: gone
     return None
 
@@ -385,6 +387,13 @@ def plan(match: Match) -> Plan:
     return Plan(match.id, match.game, match.seed, match.options, seats, match.attempts)
 
 
+def declared_version(bot: Bot) -> str | None:
+    """The version the bot declares now: a webhook bot's ``GET /`` at registration or its
+    last endpoint change, a connected bot's as it opened its session (``Bot.info``)."""
+    value = (bot.info or {}).get("version")
+    return value if isinstance(value, str) and value else None
+
+
 def declared_capacity(bot: Bot) -> int | None:
     """How many requests at once the bot declared it takes (its ``GET /``), or None
     (a house bot, played in process, takes any number)."""
@@ -552,6 +561,7 @@ def _count_forfeit(session: Session, seat: MatchSeat, pause_after: int) -> None:
     if bot.forfeit_streak >= pause_after and bot.status == "active":
         first = (seat.faults or {}).get("first", {})
         bot.status = "paused"
+        bot.paused_by = "arena"
         bot.paused_reason = (
             f"paused after {bot.forfeit_streak} forfeits in a row (match {seat.match_id}: "
             f"{describe_fault(first) if first else 'no usable answer'})"

@@ -1,0 +1,170 @@
+"""``/api/accounts``: sign-up, API tokens (a program's login), the account signed in,
+and one-time reset links an organiser makes.  Sign-up and login are rate limited per
+client address."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import request
+from flask.views import MethodView
+from sqlalchemy import func, select
+
+from arena import services
+from arena.api.common import (
+    BEARER,
+    PAGINATION_HEADERS_DOC,
+    ApiBlueprint,
+    config,
+    current_caller,
+    database,
+    paged,
+    rate_limit,
+)
+from arena.api.schemas import (
+    AccountCreatedSchema,
+    AccountCreateSchema,
+    AccountDetailSchema,
+    AccountListArgsSchema,
+    AccountSchema,
+    LoginSchema,
+    PasswordResetSchema,
+    ResetLinkSchema,
+    TokenCreatedSchema,
+)
+from arena.models import Account, ApiToken
+from arena.services import accounts
+
+blp = ApiBlueprint(
+    "accounts",
+    __name__,
+    url_prefix="/api/accounts",
+    description="Accounts (admin, organiser, contestant) and their API tokens.",
+)
+
+
+def _me(session: Any) -> Account:
+    who = current_caller(session)
+    if who.account_id is None:
+        raise services.ServiceError(401, "this needs an account: log in, or give its API token")
+    return accounts.get_account(session, who.account_id)
+
+
+@blp.route("")
+class Accounts(MethodView):
+    @blp.arguments(AccountCreateSchema)
+    @blp.response(201, AccountCreatedSchema)
+    @blp.doc(security=[{}, *BEARER])
+    def post(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Sign up
+
+        A contestant signs up with an event's ``join_code`` (and joins it), or without one
+        where the server allows open sign-up.  Only the admin (the organiser token, or an
+        admin's account) makes organisers and admins.  The answer holds an API token,
+        shown this once.
+        """
+        with rate_limit("signup"), database().session() as session:
+            who = current_caller(session)
+            account, _ = accounts.create_account(session, config(), who, **data)
+            token = accounts.issue_token(session, account, "sign-up")
+            return {**accounts.account_json(session, account), "token": token}
+
+    @blp.arguments(AccountListArgsSchema, location="query")
+    @blp.response(200, AccountSchema(many=True), headers=PAGINATION_HEADERS_DOC)
+    @blp.doc(security=BEARER)
+    def get(self, query: dict[str, Any]) -> tuple[list[dict[str, Any]], int, dict[str, str]]:
+        """List accounts (the admin only)"""
+        with database().session() as session:
+            who = current_caller(session)
+            if not who.admin:
+                raise services.ServiceError(
+                    401 if who.anonymous else 403, "only the admin lists accounts"
+                )
+            statement = select(Account)
+            if "role" in query:
+                statement = statement.where(Account.role == query["role"])
+            total = session.scalar(select(func.count()).select_from(statement.subquery()))
+            rows = session.scalars(
+                statement.order_by(Account.name_key)
+                .offset((query["page"] - 1) * query["page_size"])
+                .limit(query["page_size"])
+            )
+            items = [accounts.account_json(session, a) for a in rows]
+        return paged(query, items, total or 0)
+
+
+@blp.route("/tokens", methods=["POST"])
+@blp.arguments(LoginSchema)
+@blp.response(201, TokenCreatedSchema)
+def new_token(data: dict[str, Any]) -> dict[str, Any]:
+    """Log in for a program: a new API token from a name and password
+
+    The token is shown this once; list and revoke your tokens at ``/api/accounts/me``.
+    """
+    with rate_limit("login"), database().session() as session:
+        account = accounts.authenticate(session, data["name"], data["password"])
+        token = accounts.issue_token(session, account, data["label"])
+        row = session.scalar(
+            select(ApiToken).where(ApiToken.token_hash == services.hash_token(token))
+        )
+        return {
+            "id": row.id if row else None,
+            "token": token,
+            "account": accounts.account_json(session, account),
+        }
+
+
+@blp.route("/me")
+class Me(MethodView):
+    @blp.response(200, AccountDetailSchema)
+    @blp.doc(security=BEARER)
+    def get(self) -> dict[str, Any]:
+        """The account signed in, its events and its API tokens (never in clear)"""
+        with database().session() as session:
+            account = _me(session)
+            tokens = session.scalars(
+                select(ApiToken).where(ApiToken.account_id == account.id).order_by(ApiToken.id)
+            )
+            return {**accounts.account_json(session, account), "tokens": list(tokens)}
+
+
+@blp.route("/me/tokens/<int:token_id>", methods=["DELETE"])
+@blp.response(204)
+@blp.doc(security=BEARER)
+def revoke(token_id: int) -> None:
+    """Revoke one of your API tokens"""
+    with database().session() as session:
+        accounts.revoke_token(session, _me(session), token_id)
+
+
+@blp.route("/<int:account_id>/reset", methods=["POST"])
+@blp.response(201, ResetLinkSchema)
+@blp.doc(security=BEARER)
+def reset_link(account_id: int) -> dict[str, Any]:
+    """Make a one-time link to set a new password (an organiser of one of the account's
+    events, or the admin)
+
+    No mail is sent: hand the link over.  It works once, for 24 hours; a newer one
+    replaces it.
+    """
+    with database().session() as session:
+        account = accounts.get_account(session, account_id)
+        secret = accounts.make_reset_link(session, current_caller(session), account)
+        return {
+            "account_id": account.id,
+            "reset_path": f"{request.script_root}/reset/{secret}",
+            "expires_at": account.reset_expires_at,
+        }
+
+
+@blp.route("/reset", methods=["POST"])
+@blp.arguments(PasswordResetSchema)
+@blp.response(204)
+def reset_password(data: dict[str, Any]) -> None:
+    """Set a new password with a reset link's secret (the link's last part)
+
+    The secret works once; every session of the account logged in before ends.
+    """
+    with rate_limit("login"), database().session() as session:
+        account = accounts.account_for_reset(session, data["secret"])
+        accounts.set_password(account, data["password"])

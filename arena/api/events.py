@@ -1,0 +1,178 @@
+"""``/api/events``: events (a class, a hackathon), joining one with its code, its
+organisers and its rated ladder.  A private event is for its members: to anyone else it
+does not exist (404)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from flask.views import MethodView
+from sqlalchemy import func, select
+
+from arena import services
+from arena.api.common import (
+    BEARER,
+    PAGINATION_HEADERS_DOC,
+    ApiBlueprint,
+    current_caller,
+    database,
+    paged,
+)
+from arena.api.schemas import (
+    EventCreateSchema,
+    EventJoinSchema,
+    EventListArgsSchema,
+    EventOrganiserSchema,
+    EventSchema,
+    EventUpdateSchema,
+    LadderSchema,
+    LadderUpdateSchema,
+)
+from arena.games import GAMES
+from arena.models import Event
+from arena.services import accounts, events
+
+blp = ApiBlueprint(
+    "events",
+    __name__,
+    url_prefix="/api/events",
+    description="Events (a class, a hackathon): their own bots, tournaments, ladder and "
+    "ratings, never mixed with another's.",
+)
+OPTIONAL_BEARER = [{}, *BEARER]
+
+
+def event_json(event: Event, who: services.Caller) -> dict[str, Any]:
+    row = {
+        name: getattr(event, name)
+        for name in EventSchema().fields
+        if name not in ("frozen", "registration_open", "join_code", "role")
+    }
+    row["frozen"] = events.is_frozen(event)
+    row["registration_open"] = events.registration_problem(event) is None
+    if who.organises_event(event.id):
+        row["join_code"] = event.join_code
+    row["role"] = (
+        "organiser"
+        if event.id in who.organises
+        else "contestant"
+        if event.id in who.joined
+        else None
+    )
+    return row
+
+
+@blp.route("")
+class Events(MethodView):
+    @blp.arguments(EventListArgsSchema, location="query")
+    @blp.response(200, EventSchema(many=True), headers=PAGINATION_HEADERS_DOC)
+    @blp.doc(security=OPTIONAL_BEARER)
+    def get(self, query: dict[str, Any]) -> tuple[list[dict[str, Any]], int, dict[str, str]]:
+        """List the events you may see (public ones, and private ones you are in), newest
+        first"""
+        with database().session() as session:
+            who = current_caller(session)
+            statement = select(Event).where(events.visible_events(who))
+            if query.get("mine"):
+                statement = statement.where(Event.id.in_(sorted(who.joined)))
+            total = session.scalar(select(func.count()).select_from(statement.subquery()))
+            rows = session.scalars(
+                statement.order_by(Event.id.desc())
+                .offset((query["page"] - 1) * query["page_size"])
+                .limit(query["page_size"])
+            )
+            items = [event_json(e, who) for e in rows]
+        return paged(query, items, total or 0)
+
+    @blp.arguments(EventCreateSchema)
+    @blp.response(201, EventSchema)
+    @blp.doc(security=BEARER)
+    def post(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Create an event (an organiser's account, or the organiser token)
+
+        The answer has its ``join_code``: contestants sign up with it
+        (``POST /api/accounts``) or join with it (``POST /api/events/{id}/join``).
+        """
+        with database().session() as session:
+            who = current_caller(session)
+            event = events.create_event(session, who, **data)
+            return event_json(event, dataclasses.replace(who, organises=who.organises | {event.id}))
+
+
+@blp.route("/<int:event_id>")
+class EventById(MethodView):
+    @blp.response(200, EventSchema)
+    @blp.doc(security=OPTIONAL_BEARER)
+    def get(self, event_id: int) -> dict[str, Any]:
+        """One event (a private one for its members only)"""
+        with database().session() as session:
+            who = current_caller(session)
+            return event_json(events.get_event(session, event_id, who), who)
+
+    @blp.arguments(EventUpdateSchema)
+    @blp.response(200, EventSchema)
+    @blp.doc(security=BEARER)
+    def patch(self, data: dict[str, Any], event_id: int) -> dict[str, Any]:
+        """Change an event (its organisers): its window, freeze, limit, visibility, or a
+        new join code"""
+        with database().session() as session:
+            who = current_caller(session)
+            event = events.get_event(session, event_id, who)
+            events.update_event(session, who, event, **data)
+            return event_json(event, who)
+
+
+@blp.route("/<int:event_id>/join", methods=["POST"])
+@blp.arguments(EventJoinSchema)
+@blp.response(200, EventSchema)
+@blp.doc(security=BEARER)
+def join(data: dict[str, Any], event_id: int) -> dict[str, Any]:
+    """Join an event with its join code (an account)"""
+    with database().session() as session:
+        who = current_caller(session)
+        if who.account_id is None:
+            raise services.ServiceError(401, "joining an event needs an account: log in first")
+        event = session.get(Event, event_id) if event_id <= services.MAX_ID else None
+        if event is None or event.join_code != data["join_code"].strip():
+            raise services.ServiceError(404, f"no event {event_id} with this join code")
+        accounts.join_event(session, accounts.get_account(session, who.account_id), event)
+        return event_json(event, dataclasses.replace(who, joined=who.joined | {event.id}))
+
+
+@blp.route("/<int:event_id>/organisers", methods=["POST"])
+@blp.arguments(EventOrganiserSchema)
+@blp.response(200, EventSchema)
+@blp.doc(security=BEARER)
+def add_organiser(data: dict[str, Any], event_id: int) -> dict[str, Any]:
+    """Make an account one of the event's organisers (its organisers)"""
+    with database().session() as session:
+        who = current_caller(session)
+        event = events.get_event(session, event_id, who)
+        events.check_organises(who, event)
+        account = accounts.account_by_name(session, data["account"])
+        if account is None:
+            raise services.ServiceError(404, f"no account named {data['account']!r}")
+        accounts.join_event(session, account, event, role="organiser")
+        return event_json(event, who)
+
+
+@blp.route("/<int:event_id>/ladders/<game>", methods=["PUT"])
+@blp.arguments(LadderUpdateSchema)
+@blp.response(200, LadderSchema)
+@blp.doc(security=BEARER)
+def set_ladder(data: dict[str, Any], event_id: int, game: str) -> dict[str, Any]:
+    """Switch the event's rated ladder of a game on or off (its organisers)
+
+    Its matches seat only the event's bots, and its ratings are the event's.
+    """
+    with database().session() as session:
+        who = current_caller(session)
+        event = events.get_event(session, event_id, who)
+        events.check_organises(who, event)
+        if game not in event.games:
+            raise services.ServiceError(
+                404, f"event {event.id} plays {', '.join(event.games)}, not {game!r}"
+            )
+        seats = data["seats_per_match"] or max(2, GAMES[game].min_players)
+        return events.set_event_ladder(event, game, data["enabled"], seats)

@@ -1,0 +1,139 @@
+"""Who is signed in, for the API and the pages alike: the bearer token, else the page's
+login session (Flask-Login), else anyone; CSRF wherever a session is what signs a request
+in; and the rate limits on sign-up, login and registration (Flask-Limiter).
+
+A bearer token travels only when a program sends it, so a request carrying one needs no
+CSRF token; a session cookie travels with any request a browser makes, so a write that
+a session signs in must carry the page's CSRF token (``X-CSRFToken``, which
+``static/forms.js`` sends) or it is refused with 400.  The pages' own forms are checked
+by Flask-WTF for every POST.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+from flask import Flask, current_app, g, request
+from flask_limiter import Limiter
+from flask_limiter.util import get_remote_address
+from flask_login import UserMixin, current_user
+from flask_wtf.csrf import CSRFError
+
+from arena import services
+from arena.config import Config
+from arena.db import Database
+from arena.extensions import csrf, login_manager
+from arena.models import Account
+from arena.services import accounts
+
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+
+
+class LoggedIn(UserMixin):
+    """A page's signed-in account.  Its session id carries the account's
+    ``session_epoch``: a changed password ends the sessions made before it."""
+
+    def __init__(self, account: Account):
+        self.account_id = account.id
+        self.name = account.name
+        self.role = account.role
+        self.epoch = account.session_epoch
+
+    def get_id(self) -> str:
+        return f"{self.account_id}.{self.epoch}"
+
+
+@login_manager.user_loader
+def _load(user_id: str) -> LoggedIn | None:
+    account_id, _, epoch = user_id.partition(".")
+    try:
+        wanted = int(account_id), int(epoch)
+    except ValueError:
+        return None
+    database: Database = current_app.extensions["arena.db"]
+    with database.session() as session:
+        account = accounts.get_account(session, wanted[0], missing=None)
+        if account is None or account.session_epoch != wanted[1]:
+            return None
+        return LoggedIn(account)
+
+
+def bearer_token() -> str | None:
+    """The token of ``Authorization: Bearer <token>``, or None."""
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    token = token.strip()
+    return token if scheme.lower() == "bearer" and token else None
+
+
+def session_account_id() -> int | None:
+    """The account signed in by the page's session, None for anyone; a write signed in
+    this way must carry the CSRF token (else CSRFError: 400)."""
+    if not current_user.is_authenticated:
+        return None
+    if request.method not in SAFE_METHODS and not g.get("csrf_checked"):
+        csrf.protect()
+        g.csrf_checked = True
+    return current_user.account_id
+
+
+def current_caller(session) -> services.Caller:  # type: ignore[no-untyped-def]
+    """The request's caller (``services.caller``), read once per request."""
+    found = g.get("arena_caller")
+    if found is None:
+        config: Config = current_app.extensions["arena.config"]
+        token = bearer_token()
+        found = services.caller(session, config, token, None if token else session_account_id())
+        g.arena_caller = found
+    return found
+
+
+@contextlib.contextmanager
+def rate_limit(name: str) -> Iterator[None]:
+    """Count this request against the limit ``name`` of ``Config.limits`` (per client
+    address); over it, 429 with ``Retry-After``."""
+    limiter: Limiter = current_app.extensions["arena.limiter"]
+    config: Config = current_app.extensions["arena.config"]
+    with limiter.limit(config.limits[name], scope=name):
+        yield
+
+
+def init_app(app: Flask, config: Config) -> None:
+    """Sessions, CSRF and the limiter of one app."""
+    app.config.update(
+        WTF_CSRF_CHECK_DEFAULT=False,  # checked in before_request below and for the API
+        WTF_CSRF_TIME_LIMIT=None,  # a token lives as long as its session
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_SECURE=config.profile == "production",
+        REMEMBER_COOKIE_SAMESITE="Lax",
+    )
+    login_manager.init_app(app)
+    login_manager.login_view = "web.login"
+    login_manager.login_message = "Log in to see this page."
+    csrf.init_app(app)
+    app.extensions["arena.limiter"] = Limiter(
+        get_remote_address,
+        app=app,
+        storage_uri=config.ratelimit_storage,
+        enabled=config.rate_limits,
+        headers_enabled=True,
+    )
+
+    @app.before_request
+    def _check_page_forms() -> None:
+        """Every page form's POST carries its CSRF token (the API is checked where a
+        session signs a request in: ``session_account_id``)."""
+        if request.method not in SAFE_METHODS and not request.path.startswith("/api/"):
+            csrf.protect()
+            g.csrf_checked = True
+
+    @app.errorhandler(CSRFError)
+    def _csrf(exc: CSRFError):  # type: ignore[no-untyped-def]
+        from werkzeug.exceptions import BadRequest
+
+        error = BadRequest(
+            f"{exc.description} A signed-in page's request needs its CSRF token "
+            "(X-CSRFToken); a program signs in with Authorization: Bearer <token> instead."
+        )
+        return app.handle_http_exception(error)

@@ -1,0 +1,235 @@
+"""Accounts: signing up (with an event's join code, or openly where the operator allows
+it), passwords (argon2, a memory-hard hash), API tokens, one-time reset links an
+organiser makes, and the ``Caller`` an account is.  No Flask here."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from arena.config import Config
+from arena.models import (
+    ACCOUNT_ROLES,
+    Account,
+    ApiToken,
+    Event,
+    EventMember,
+    aware,
+    bot_name,
+    bot_name_key,
+    utcnow,
+)
+from arena.services.access import Caller, check_admin, hash_token, new_token
+from arena.services.errors import MAX_ID, ServiceError
+
+PASSWORD_MIN_LENGTH = 10
+PASSWORD_MAX_LENGTH = 200  # argon2 takes any length; a bound keeps a request cheap
+RESET_LINK_LIFETIME = dt.timedelta(hours=24)
+TOKEN_USE_GRANULARITY = dt.timedelta(hours=1)  # how precisely a token's last use is kept
+# argon2id with the library's defaults (RFC 9106's second recommended option, 64 MiB);
+# one verification costs about 50 ms here, which is what makes guessing slow
+_hasher = PasswordHasher()
+# a hash to verify against when the account does not exist, so that a wrong name and a
+# wrong password take the same time
+_NO_ACCOUNT = _hasher.hash("no account has this password")
+
+
+def password_problem(password: str, name: str) -> str | None:
+    if not PASSWORD_MIN_LENGTH <= len(password) <= PASSWORD_MAX_LENGTH:
+        return (
+            f"a password must be {PASSWORD_MIN_LENGTH} to {PASSWORD_MAX_LENGTH} characters "
+            f"long (this one has {len(password)})"
+        )
+    if password.casefold() == bot_name_key(name):
+        return "a password must not be the account's name"
+    return None
+
+
+def get_account(session: Session, account_id: int, missing: Any = ServiceError) -> Any:
+    found = session.get(Account, account_id) if 0 < account_id <= MAX_ID else None
+    if found is None and missing is ServiceError:
+        raise ServiceError(404, f"no account {account_id}")
+    return found if found is not None else missing
+
+
+def account_by_name(session: Session, name: str) -> Account | None:
+    return session.scalar(select(Account).where(Account.name_key == bot_name_key(name)))
+
+
+def account_caller(session: Session, account: Account) -> Caller:
+    memberships = session.execute(
+        select(EventMember.event_id, EventMember.role).where(EventMember.account_id == account.id)
+    ).all()
+    return Caller(
+        admin=account.role == "admin",
+        account_id=account.id,
+        name=account.name,
+        role=account.role,
+        organises=frozenset(e for e, role in memberships if role == "organiser"),
+        joined=frozenset(e for e, _ in memberships),
+    )
+
+
+def issue_token(session: Session, account: Account, label: str = "") -> str:
+    """A new API token of the account, in clear: the only time it is available."""
+    token = new_token()
+    session.add(ApiToken(account_id=account.id, token_hash=hash_token(token), label=label[:64]))
+    session.flush()
+    return token
+
+
+def account_for_token(session: Session, token: str) -> Account | None:
+    row = session.scalar(select(ApiToken).where(ApiToken.token_hash == hash_token(token)))
+    if row is None:
+        return None
+    now = utcnow()
+    if row.last_used_at is None or aware(row.last_used_at) < now - TOKEN_USE_GRANULARITY:
+        row.last_used_at = now  # at most one write an hour per token
+    return session.get(Account, row.account_id)
+
+
+def revoke_token(session: Session, account: Account, token_id: int) -> None:
+    row = session.get(ApiToken, token_id) if 0 < token_id <= MAX_ID else None
+    if row is None or row.account_id != account.id:
+        raise ServiceError(404, f"no token {token_id} of yours")
+    session.delete(row)
+
+
+def event_by_code(session: Session, join_code: str) -> Event:
+    event = session.scalar(select(Event).where(Event.join_code == join_code.strip()))
+    if event is None:
+        raise ServiceError(400, "no event has this join code")
+    return event
+
+
+def join_event(session: Session, account: Account, event: Event, role: str = "contestant") -> None:
+    """Make the account a member of the event (an organiser stays one)."""
+    member = session.get(EventMember, (event.id, account.id))
+    if member is None:
+        session.add(EventMember(event_id=event.id, account_id=account.id, role=role))
+    elif role == "organiser":
+        member.role = role
+    session.flush()
+
+
+def create_account(
+    session: Session,
+    config: Config,
+    who: Caller,
+    *,
+    name: str,
+    password: str,
+    role: str = "contestant",
+    join_code: str | None = None,
+) -> tuple[Account, Event | None]:
+    """Sign up.  A contestant signs up with an event's join code (joining it), or without
+    one where the operator opened sign-up (``config.open_signup``); only the admin makes
+    organisers and admins."""
+    if role not in ACCOUNT_ROLES:
+        raise ServiceError(400, f"role must be one of {', '.join(ACCOUNT_ROLES)}")
+    if role != "contestant":
+        check_admin(config, who)
+    name = bot_name(name)
+    if not name:
+        raise ServiceError(400, "an account needs a name")
+    if problem := password_problem(password, name):
+        raise ServiceError(400, problem)
+    event = event_by_code(session, join_code) if join_code else None
+    if role == "contestant" and event is None and not config.open_signup and not who.admin:
+        raise ServiceError(
+            403, "sign-up needs an event's join code here: ask your organiser for it"
+        )
+    if account_by_name(session, name) is not None:
+        raise ServiceError(409, f"an account named {name!r} already exists")
+    account = Account(name=name, password_hash=_hasher.hash(password), role=role)
+    session.add(account)
+    try:
+        session.flush()
+    except IntegrityError:
+        raise ServiceError(409, f"an account named {name!r} already exists") from None
+    if event is not None:
+        join_event(session, account, event)
+    return account, event
+
+
+def authenticate(session: Session, name: str, password: str) -> Account:
+    """The account with this name and password, else a 401 that does not say which was
+    wrong."""
+    account = account_by_name(session, name)
+    try:
+        _hasher.verify(account.password_hash if account else _NO_ACCOUNT, password)
+    except (VerificationError, InvalidHashError):
+        account = None
+    if account is None:
+        raise ServiceError(401, "wrong name or password")
+    if _hasher.check_needs_rehash(account.password_hash):
+        account.password_hash = _hasher.hash(password)
+    return account
+
+
+def set_password(account: Account, password: str) -> None:
+    if problem := password_problem(password, account.name):
+        raise ServiceError(400, problem)
+    account.password_hash = _hasher.hash(password)
+    account.session_epoch += 1  # sessions logged in with the old password end
+    account.reset_token_hash = None
+    account.reset_expires_at = None
+
+
+def check_resets(session: Session, who: Caller, account: Account) -> None:
+    """The admin resets anyone's password; an organiser, a contestant's of their events."""
+    if who.admin:
+        return
+    if who.anonymous:
+        raise ServiceError(401, "this needs an organiser's login or token")
+    shared = session.scalars(
+        select(EventMember.event_id).where(
+            EventMember.account_id == account.id, EventMember.role == "contestant"
+        )
+    )
+    if account.role != "contestant" or not set(shared) & who.organises:
+        raise ServiceError(403, "only an organiser of one of their events may reset this password")
+
+
+def make_reset_link(session: Session, who: Caller, account: Account) -> str:
+    """A one-time secret for ``/reset/<secret>``, valid ``RESET_LINK_LIFETIME``: the
+    organiser hands it over (no mail server needed).  A newer one replaces it."""
+    check_resets(session, who, account)
+    secret = new_token()
+    account.reset_token_hash = hash_token(secret)
+    account.reset_expires_at = utcnow() + RESET_LINK_LIFETIME
+    session.flush()
+    return secret
+
+
+def account_for_reset(session: Session, secret: str) -> Account:
+    account = session.scalar(select(Account).where(Account.reset_token_hash == hash_token(secret)))
+    if (
+        account is None
+        or account.reset_expires_at is None
+        or aware(account.reset_expires_at) < utcnow()
+    ):
+        raise ServiceError(404, "this reset link is not valid (used, replaced or expired)")
+    return account
+
+
+def account_json(session: Session, account: Account) -> dict[str, Any]:
+    events = session.execute(
+        select(Event.id, Event.name, EventMember.role)
+        .join(EventMember, EventMember.event_id == Event.id)
+        .where(EventMember.account_id == account.id)
+        .order_by(Event.id)
+    ).all()
+    return {
+        "id": account.id,
+        "name": account.name,
+        "role": account.role,
+        "created_at": account.created_at,
+        "events": [{"id": e, "name": n, "role": r} for e, n, r in events],
+    }
