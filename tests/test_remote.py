@@ -351,8 +351,8 @@ def test_a_tournament_from_its_start_to_a_replay_file(server, bots, tmp_path):
     assert cli(*start, ARENA_ORGANISER_TOKEN="wrong") == (
         2,
         "",
-        f"arena: {server} answered 401: the organiser token is not valid "
-        "(check $ARENA_ORGANISER_TOKEN)\n",
+        f"arena: {server} answered 401: the token is not valid: not an account's, a bot's "
+        "owner token or the organiser's (check $ARENA_ORGANISER_TOKEN)\n",
     )
     code, out, err = cli(*start, ARENA_ORGANISER_TOKEN=ORGANISER)
     assert (code, err) == (0, "")
