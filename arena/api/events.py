@@ -11,6 +11,7 @@ from flask.views import MethodView
 from sqlalchemy import func, select
 
 from arena import services
+from arena.api import exports
 from arena.api.common import (
     BEARER,
     PAGINATION_HEADERS_DOC,
@@ -28,10 +29,11 @@ from arena.api.schemas import (
     EventUpdateSchema,
     LadderSchema,
     LadderUpdateSchema,
+    RosterRowSchema,
 )
 from arena.games import GAMES
 from arena.models import Event
-from arena.services import accounts, events
+from arena.services import accounts, events, roster
 
 blp = ApiBlueprint(
     "events",
@@ -176,3 +178,26 @@ def set_ladder(data: dict[str, Any], event_id: int, game: str) -> dict[str, Any]
             )
         seats = data["seats_per_match"] or max(2, GAMES[game].min_players)
         return events.set_event_ladder(event, game, data["enabled"], seats)
+
+
+@blp.route("/<int:event_id>/roster")
+@blp.response(200, RosterRowSchema(many=True))
+@blp.doc(security=OPTIONAL_BEARER)
+def roster_json(event_id: int) -> list[dict[str, Any]]:
+    """The event's roster: every member and each of their bots, with its status, who
+    paused it, whether it is connected and healthy, its version and matches played
+    (``roster.csv``: the same table)"""
+    with database().session() as session:
+        event = events.get_event(session, event_id, current_caller(session))
+        return roster.event_roster(session, event)
+
+
+@blp.route("/<int:event_id>/roster.csv")
+@blp.response(200, {"format": "binary", "type": "string"}, content_type="text/csv")
+@blp.doc(security=OPTIONAL_BEARER)
+def roster_csv(event_id: int) -> Any:
+    """The event's roster as CSV (the columns and rows of ``roster``)"""
+    with database().session() as session:
+        event = events.get_event(session, event_id, current_caller(session))
+        rows = roster.event_roster(session, event)
+    return exports.csv_response(rows, roster.COLUMNS, f"event-{event_id}-roster.csv")

@@ -1127,3 +1127,22 @@ class EventOrganiserSchema(Schema):
 
 class EventListArgsSchema(PageArgsSchema):
     mine = fields.Boolean(metadata={"description": "true: only the events you are in"})
+
+
+class RosterRowSchema(Schema):
+    account_id = fields.Integer(allow_none=True)
+    account = fields.String(allow_none=True)
+    role = fields.String(allow_none=True, metadata={"description": "organiser or contestant"})
+    bot_id = fields.Integer(allow_none=True)
+    bot = fields.String(allow_none=True)
+    status = fields.String(allow_none=True)
+    paused_by = fields.String(allow_none=True)
+    transport = fields.String(allow_none=True, metadata={"description": "webhook or connect"})
+    online = fields.Boolean(
+        allow_none=True, metadata={"description": "connected now (null: a webhook bot)"}
+    )
+    healthy = fields.Boolean(
+        allow_none=True, metadata={"description": "active and not forfeiting its matches"}
+    )
+    version = fields.String(allow_none=True, metadata={"description": "the version it declares"})
+    matches = fields.Integer(allow_none=True, metadata={"description": "matches played"})
