@@ -288,8 +288,8 @@ class BotRatingSchema(Schema):
 
 
 ENDPOINT_SHOWN = (
-    "present only for the bot's owner (Authorization: Bearer <its owner token>) and the "
-    "organiser (the organiser token, when the server has one); absent for anyone else"
+    "present only for those who manage the bot (its owner token, its account, an organiser "
+    "of its event, the admin); absent for anyone else"
 )
 
 

@@ -1,6 +1,6 @@
 """Who may do what: owner tokens (made, hashed, checked), signing secrets chosen by
-their owners, the organiser token, and who a read's bearer token makes the caller
-(``Reader``: only a bot's owner and the organiser see its endpoint)."""
+their owners, the organiser token, and ``Caller``: who a request's credential makes its
+caller (anyone, the admin, an account, a bot's owner) and every permission that follows."""
 
 from __future__ import annotations
 
@@ -42,18 +42,6 @@ def hash_token(token: str) -> str:
 
 def token_matches(token: str, hashed: str) -> bool:
     return hmac.compare_digest(hash_token(token), hashed)
-
-
-def check_owner(session: Session, bot: Bot, token: str | None) -> None:
-    """401 without a valid owner token, 403 for the token of another bot's owner."""
-    if not token:
-        raise ServiceError(401, "this needs the bot's owner token: Authorization: Bearer <token>")
-    if token_matches(token, bot.owner_token_hash):
-        return
-    known = session.scalar(select(Bot.id).where(Bot.owner_token_hash == hash_token(token)).limit(1))
-    if known is None:
-        raise ServiceError(401, "the owner token is not valid")
-    raise ServiceError(403, f"bot {bot.id} belongs to another owner")
 
 
 def signing_secret_problem(secret: str) -> str | None:
@@ -128,10 +116,6 @@ class Caller:
         return event_id is None or visibility != "private" or self.admin or event_id in self.joined
 
 
-# the name the read paths knew it by
-Reader = Caller
-
-
 def caller(
     session: Session,
     config: Config,
@@ -165,11 +149,6 @@ def caller(
         if found is not None:
             return accounts.account_caller(session, found)
     return Caller()
-
-
-def reader(session: Session, config: Config, token: str | None) -> Caller:
-    """``caller`` for a token alone (the read paths that know no session)."""
-    return caller(session, config, token)
 
 
 def check_admin(config: Config, who: Caller) -> None:
