@@ -1,16 +1,28 @@
-"""``/api/ratings`` (leaderboards) and ``/api/ladders`` (the rated ladder switches)."""
+"""``/api/ratings`` (leaderboards, and ``<game>.csv``) and ``/api/ladders`` (the rated
+ladder switches).  ``leaderboard_rows`` is the flat leaderboard table, the open arena's
+or an event's, that the CSV exports and ``/api/events/{id}/leaderboard`` share."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from flask import abort
 from flask.views import MethodView
+from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from arena import services
+from arena.api import exports
 from arena.api.common import BEARER, ApiBlueprint, config, current_caller, database
-from arena.api.schemas import LadderSchema, LadderUpdateSchema, LeaderboardRowSchema
+from arena.api.schemas import (
+    LadderSchema,
+    LadderUpdateSchema,
+    LeaderboardExportRowSchema,
+    LeaderboardRowSchema,
+)
 from arena.games import GAMES
+from arena.models import Bot
 
 blp = ApiBlueprint(
     "ratings", __name__, url_prefix="/api", description="Elo leaderboards and rated ladders."
@@ -31,6 +43,56 @@ def leaderboard(game: str) -> list[dict[str, Any]]:
     _known_game(game)
     with database().session() as session:
         return services.leaderboard(session, game)
+
+
+@blp.route("/ratings/<game>.csv")
+@blp.response(200, {"format": "binary", "type": "string"}, content_type="text/csv")
+def leaderboard_csv(game: str) -> Any:
+    """The open arena's leaderboard of a game as CSV: the rows of ``/api/ratings/{game}``,
+    flattened (the fitted rating's ``rating``, ``low`` and ``high`` become columns of
+    their own; ``rank`` and ``owner`` are added)"""
+    _known_game(game)
+    with database().session() as session:
+        rows = leaderboard_rows(session, [game])
+    return exports.csv_response(
+        LeaderboardExportRowSchema(many=True).dump(rows),
+        LEADERBOARD_COLUMNS,
+        f"leaderboard-{game}.csv",
+    )
+
+
+# the flat leaderboard's columns, in order (the CSV's header)
+LEADERBOARD_COLUMNS = tuple(LeaderboardExportRowSchema().fields)
+
+
+def leaderboard_rows(
+    session: Session, games: Sequence[str], event_id: int | None = None
+) -> list[dict[str, Any]]:
+    """The leaderboard of each game in turn (the open arena's, or ``event_id``'s) as flat
+    rows: ``rank`` 1 for the best Elo of its game, the fitted rating and its interval as
+    three columns (null where no fit has been made), the bot's ``owner``."""
+    boards = {game: services.leaderboard(session, game, event_id=event_id) for game in games}
+    ids = {row["bot_id"] for rows in boards.values() for row in rows}
+    owners = dict(session.execute(select(Bot.id, Bot.owner).where(Bot.id.in_(ids))).all())
+    flat = []
+    for game, rows in boards.items():
+        for rank, row in enumerate(rows, start=1):
+            fitted = row["fitted"] or {}
+            flat.append(
+                {
+                    "game": game,
+                    "rank": rank,
+                    "bot_id": row["bot_id"],
+                    "bot": row["name"],
+                    "owner": owners.get(row["bot_id"]),
+                    "elo": row["elo"],
+                    "matches": row["matches"],
+                    "fitted_rating": fitted.get("rating"),
+                    "fitted_low": fitted.get("low"),
+                    "fitted_high": fitted.get("high"),
+                }
+            )
+    return flat
 
 
 @blp.route("/ladders")

@@ -1,7 +1,7 @@
 """The ``arena`` command: its parser, assembled from the command families (``local``:
-no server; ``server``: the arena's processes; ``remote``: against a running arena), and
-``main``.  ``output`` is what they print with; ``demo``, ``processes`` and ``client``
-(the API client) serve the families."""
+no server; ``server``: the arena's processes; ``remote``, ``accounts``, ``events``,
+``ladders``: against a running arena), and ``main``.  ``output`` is what they print
+with; ``demo``, ``processes`` and ``client`` (the API client) serve the families."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from arena.cli import local, remote, server
+from arena.cli import accounts, events, ladders, local, remote, server
 from arena.cli.output import UsageError
 from arena.config import ConfigError
 from arena.games.base import OptionsError
@@ -55,6 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
     server.add_ratings_commands(ratings_sub)
     remote.add_ratings_commands(ratings_sub)
     remote.add_commands(sub)
+    accounts.add_commands(sub)
+    events.add_commands(sub)
+    ladders.add_commands(sub)
     return parser
 
 

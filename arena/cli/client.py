@@ -1,5 +1,6 @@
 """A client of a running arena's JSON API: what ``arena bots``, ``arena tournaments``,
-``arena ratings show`` and ``arena matches`` (and the demo) call.
+``arena ratings show``, ``arena matches``, ``arena accounts``, ``arena events`` and
+``arena ladders`` (and the demo) call.
 
 One ``requests`` session per command, with connect and read timeouts.  Idempotent calls
 (GET, PUT, DELETE) are retried on a failed connection, a lost answer and a 502, 503 or
@@ -25,8 +26,14 @@ from urllib3.exceptions import MaxRetryError, ReadTimeoutError
 from urllib3.util.retry import Retry
 
 SERVER_ENV = "ARENA_SERVER"
+TOKEN_ENV = "ARENA_TOKEN"  # an account's API token (arena accounts token)
 ORGANISER_TOKEN_ENV = "ARENA_ORGANISER_TOKEN"  # the one the server's configuration reads
 OWNER_TOKEN_ENV = "ARENA_OWNER_TOKEN"  # a bot's owner token, from its registration
+# which token a command sends when several are set: the first of these that the command
+# takes.  An account's comes first: what is done with it is that person's (the event it
+# creates is organised by it, the bot it registers belongs to it); then the server's
+# organiser token (every power) before a bot's owner token (one bot's).
+TOKEN_PRECEDENCE = (TOKEN_ENV, ORGANISER_TOKEN_ENV, OWNER_TOKEN_ENV)
 DEFAULT_SERVER = "http://127.0.0.1:8000"
 CONNECT_TIMEOUT = 5.0  # seconds
 READ_TIMEOUT = 30.0  # seconds: creating a big tournament takes a few
@@ -182,8 +189,10 @@ class ArenaClient:
     ) -> dict[str, Any]:
         return self._shaped(self.get(path, token, **params), dict, "GET", path)
 
-    def get_list(self, path: str, **params: Any) -> list[Any]:
-        return self._shaped(self.get(path, **params), list, "GET", path)
+    def get_list(
+        self, path: str, token: tuple[str, str | None] | None = None, **params: Any
+    ) -> list[Any]:
+        return self._shaped(self.get(path, token, **params), list, "GET", path)
 
     def get_all(
         self, path: str, token: tuple[str, str | None] | None = None, **params: Any
@@ -215,6 +224,20 @@ class ArenaClient:
     ) -> dict[str, Any]:
         data = self.call("POST", path, body if body is not None else {}, token=token).json()
         return self._shaped(data, dict, "POST", path)
+
+    def put(
+        self, path: str, body: Any, token: tuple[str, str | None] | None = None
+    ) -> dict[str, Any]:
+        return self._shaped(self.call("PUT", path, body, token=token).json(), dict, "PUT", path)
+
+    def patch(
+        self, path: str, body: Any, token: tuple[str, str | None] | None = None
+    ) -> dict[str, Any]:
+        data = self.call("PATCH", path, body, token=token).json()
+        return self._shaped(data, dict, "PATCH", path)
+
+    def delete(self, path: str, token: tuple[str, str | None] | None = None) -> None:
+        self.call("DELETE", path, token=token)
 
     def _shaped(self, data: Any, kind: type, method: str, path: str) -> Any:
         if not isinstance(data, kind):

@@ -1,15 +1,22 @@
 """The commands against a running arena, through its JSON API (``arena.cli.client``):
 ``arena bots``, ``tournaments``, ``matches`` and ``ratings show``.  Each prints a
-summary, or with ``--json`` the API's answer as it is.
+summary, or with ``--json`` the API's answer as it is.  What every remote command shares
+(``open_client``, ``remote_options``, ``credential``) is here too: ``arena.cli.accounts``,
+``events`` and ``ladders`` use it.
 
 The arena is the one at --server ($ARENA_SERVER).  A refusal (4xx), a server that is
 down, slow or not an arena: one line and exit status 2; a server that failed (5xx): 1.
+A command sends one token, the first set of the variables it takes in the order of
+``arena.cli.client.TOKEN_PRECEDENCE``: ARENA_TOKEN (an account's), ARENA_ORGANISER_TOKEN
+(the server's), ARENA_OWNER_TOKEN (one bot's).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
+import time
 from typing import TYPE_CHECKING, Any
 
 from arena.cli.local import check_writable, parse_options, write_replay_file
@@ -30,7 +37,7 @@ if TYPE_CHECKING:
     from arena.cli.client import ArenaClient
 
 
-def _client(args: argparse.Namespace) -> ArenaClient:
+def open_client(args: argparse.Namespace) -> ArenaClient:
     from arena.cli.client import DEFAULT_SERVER, SERVER_ENV, ArenaClient
 
     if args.timeout <= 0:
@@ -39,8 +46,18 @@ def _client(args: argparse.Namespace) -> ArenaClient:
     return ArenaClient(server, timeout=args.timeout)
 
 
-def _token(name: str) -> tuple[str, str | None]:
-    return name, os.environ.get(name, "").strip() or None
+def credential(main: str, *others: str) -> tuple[str, str | None]:
+    """The token a command sends, as ``(variable, value)``: the first set of ``main`` and
+    ``others`` in the order of TOKEN_PRECEDENCE; none set: ``main`` (a refusal tells to
+    set it) and no token."""
+    from arena.cli.client import TOKEN_PRECEDENCE
+
+    taken = {main, *others}
+    for name in TOKEN_PRECEDENCE:
+        value = os.environ.get(name, "").strip() if name in taken else ""
+        if value:
+            return name, value
+    return main, None
 
 
 def _ids(flag: str, text: str) -> list[int]:
@@ -58,7 +75,11 @@ def cmd_bots_register(args: argparse.Namespace) -> int:
         raise UsageError("give the bot's URL, or --connect for a bot that connects out (not both)")
     if args.connect and not args.games:
         raise UsageError("a bot that connects out is registered with --games (it is not called)")
-    body: dict[str, Any] = {"name": args.name, "owner": args.owner}
+    body: dict[str, Any] = {"name": args.name}
+    if args.owner:
+        body["owner"] = args.owner
+    if args.event is not None:
+        body["event_id"] = args.event
     if args.connect:
         body["connect"] = True
     else:
@@ -71,8 +92,8 @@ def cmd_bots_register(args: argparse.Namespace) -> int:
         body["signing_secret"] = args.signing_secret
     if args.playable:
         body["playable"] = True
-    with _client(args) as client:
-        bot = client.post("/api/bots", body)
+    with open_client(args) as client:
+        bot = client.post("/api/bots", body, _member_token())  # an account's bot is its own
         server = client.base
     if printed_as_json(args, bot):
         return 0
@@ -90,17 +111,40 @@ def cmd_bots_register(args: argparse.Namespace) -> int:
 
 
 def _reader_token() -> tuple[str, str | None]:
-    """The token a read of bots sends: the organiser's (every endpoint) when set, else a
+    """The token a read of bots sends, any of the three: an account's (its bots'
+    endpoints, and the private events it is in), the organiser's (every endpoint), a
     bot's owner token (its own endpoint); the server shows endpoints to nobody else."""
-    from arena.cli.client import ORGANISER_TOKEN_ENV, OWNER_TOKEN_ENV
+    from arena.cli.client import ORGANISER_TOKEN_ENV, OWNER_TOKEN_ENV, TOKEN_ENV
 
-    organiser = _token(ORGANISER_TOKEN_ENV)
-    return organiser if organiser[1] else _token(OWNER_TOKEN_ENV)
+    return credential(TOKEN_ENV, ORGANISER_TOKEN_ENV, OWNER_TOKEN_ENV)
+
+
+def _member_token() -> tuple[str, str | None]:
+    """The token a read of tournaments, events and ladders sends: a private event's
+    are shown to its members (an account) and the admin only."""
+    from arena.cli.client import ORGANISER_TOKEN_ENV, TOKEN_ENV
+
+    return credential(TOKEN_ENV, ORGANISER_TOKEN_ENV)
+
+
+def _owner_token() -> tuple[str, str | None]:
+    """A bot's own changes: its owner token, its account's or an organiser's."""
+    from arena.cli.client import ORGANISER_TOKEN_ENV, OWNER_TOKEN_ENV, TOKEN_ENV
+
+    return credential(OWNER_TOKEN_ENV, TOKEN_ENV, ORGANISER_TOKEN_ENV)
+
+
+def _organiser_token() -> tuple[str, str | None]:
+    """What the open arena's organiser does (the server's token, or an admin's account)
+    and an event's organisers (their accounts)."""
+    from arena.cli.client import ORGANISER_TOKEN_ENV, TOKEN_ENV
+
+    return credential(ORGANISER_TOKEN_ENV, TOKEN_ENV)
 
 
 def cmd_bots_list(args: argparse.Namespace) -> int:
     query = {k: v for k, v in (("game", args.game), ("status", args.status)) if v}
-    with _client(args) as client:
+    with open_client(args) as client:
         bots = client.get_all("/api/bots", _reader_token(), **query)
     if printed_as_json(args, bots):
         return 0
@@ -133,7 +177,7 @@ def _connection(presence: dict[str, Any]) -> str:
 
 
 def cmd_bots_show(args: argparse.Namespace) -> int:
-    with _client(args) as client:
+    with open_client(args) as client:
         bot = client.get_object(f"/api/bots/{args.id}", _reader_token())
     if printed_as_json(args, bot):
         return 0
@@ -186,15 +230,13 @@ def cmd_bots_show(args: argparse.Namespace) -> int:
 
 
 def cmd_bots_rotate(args: argparse.Namespace) -> int:
-    from arena.cli.client import OWNER_TOKEN_ENV
-
     body: dict[str, Any] = {}
     if args.only:
         body["rotate"] = [args.only]
     if args.signing_secret:
         body["signing_secret"] = args.signing_secret
-    with _client(args) as client:
-        answer = client.post(f"/api/bots/{args.id}/rotate", body, token=_token(OWNER_TOKEN_ENV))
+    with open_client(args) as client:
+        answer = client.post(f"/api/bots/{args.id}/rotate", body, token=_owner_token())
     if printed_as_json(args, answer):
         return 0
     print(f"bot {answer['id']} ({answer['name']}): new {' and '.join(answer['rotated'])}")
@@ -205,9 +247,93 @@ def cmd_bots_rotate(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_tournaments_start(args: argparse.Namespace) -> int:
-    from arena.cli.client import ORGANISER_TOKEN_ENV
+def _change_bot(
+    args: argparse.Namespace, body: dict[str, Any], token: tuple[str, str | None]
+) -> int:
+    with open_client(args) as client:
+        bot = client.patch(f"/api/bots/{args.id}", body, token=token)
+    if printed_as_json(args, bot):
+        return 0
+    status = bot["status"] + (f" ({bot['paused_reason']})" if bot.get("paused_reason") else "")
+    print(f"bot {bot['id']} ({bot['name']}): {status}")
+    return 0
 
+
+def cmd_bots_pause(args: argparse.Namespace) -> int:
+    """An organiser's pause: its owner cannot end it (the server says so)."""
+    return _change_bot(args, {"status": "paused"}, _member_token())
+
+
+def cmd_bots_activate(args: argparse.Namespace) -> int:
+    return _change_bot(args, {"status": "active"}, _owner_token())
+
+
+def cmd_bots_rename(args: argparse.Namespace) -> int:
+    return _change_bot(args, {"name": args.name}, _owner_token())
+
+
+def cmd_bots_delete(args: argparse.Namespace) -> int:
+    token = _owner_token()
+    with open_client(args) as client:
+        bot = client.get_object(f"/api/bots/{args.id}", token)
+        if not args.yes:
+            # a mistyped id would delete another bot: the organiser sees which one first
+            if not sys.stdin.isatty():
+                raise UsageError(f"give --yes to delete bot {bot['id']} ({bot['name']})")
+            answer = input(f"delete bot {bot['id']} ({bot['name']}, owner {bot['owner']})? [y/N] ")
+            if answer.strip().lower() not in ("y", "yes"):
+                print("not deleted")
+                return 0
+        client.delete(f"/api/bots/{args.id}", token=token)
+    print(f"bot {bot['id']} ({bot['name']}) deleted: it plays no more; its matches stay")
+    return 0
+
+
+def cmd_tournaments_list(args: argparse.Namespace) -> int:
+    at_least("--limit", args.limit, 1)
+    if args.watch is not None and not args.watch > 0:
+        raise UsageError(f"--watch must be more than 0 seconds, not {args.watch:g}")
+    query: dict[str, Any] = {"page_size": min(args.limit, 100)}
+    if args.event is not None:
+        query["event_id"] = args.event
+    token = _member_token()
+    with open_client(args) as client:
+        if args.watch is None:
+            tournaments = client.get_list("/api/tournaments", token, **query)
+            if not printed_as_json(args, tournaments):
+                _print_tournaments(tournaments, args.event)
+            return 0
+        redraw = sys.stdout.isatty()
+        try:
+            while True:
+                tournaments = client.get_list("/api/tournaments", token, **query)
+                if redraw:
+                    print("\x1b[H\x1b[2J", end="")  # the cursor home, the screen cleared
+                print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} · every {args.watch:g} s, "
+                      "Ctrl-C to stop")  # fmt: skip
+                if not printed_as_json(args, tournaments):
+                    _print_tournaments(tournaments, args.event)
+                sys.stdout.flush()  # a pipe shows each draw as it is made
+                time.sleep(args.watch)
+        except KeyboardInterrupt:
+            return 0  # how a watch ends
+
+
+def _print_tournaments(tournaments: list[dict[str, Any]], event: int | None) -> None:
+    if not tournaments:
+        print("no tournament" + (f" in event {event}" if event is not None else " yet"))
+        return
+    rows = []
+    for t in tournaments:
+        p = t["progress"]
+        done = p["finished"] + p["failed"] + p["cancelled"]
+        share = f" ({100 * done // p['total']}%)" if p["total"] else ""
+        rows.append([t["id"], t["name"], t["game"], t["format"], t["status"],
+                     f"{done}/{p['total']}{share}"])  # fmt: skip
+    print_table(["id", "name", "game", "format", "status", "progress"], rows)
+
+
+def cmd_tournaments_start(args: argparse.Namespace) -> int:
     if not args.bots and not args.people:
         raise UsageError("give the entrants: --bots IDS and/or --people NAMES")
     at_least("--seats", args.seats, 2)
@@ -224,6 +350,8 @@ def cmd_tournaments_start(args: argparse.Namespace) -> int:
         "bot_ids": _ids("--bots", args.bots) if args.bots else [],
         "seats_per_match": seats,
     }
+    if args.event is not None:
+        body["event_id"] = args.event
     if args.people:
         body["people"] = [name.strip() for name in args.people.split(",") if name.strip()]
     at_least("--person-deadline", args.person_deadline, 2)
@@ -244,8 +372,8 @@ def cmd_tournaments_start(args: argparse.Namespace) -> int:
         "rated": True if args.rated else None,
     }
     body.update({k: v for k, v in optional.items() if v is not None})
-    with _client(args) as client:
-        tournament = client.post("/api/tournaments", body, token=_token(ORGANISER_TOKEN_ENV))
+    with open_client(args) as client:
+        tournament = client.post("/api/tournaments", body, token=_organiser_token())
         server = client.base
     if printed_as_json(args, tournament):
         return 0
@@ -259,10 +387,12 @@ def cmd_tournaments_start(args: argparse.Namespace) -> int:
 
 
 def cmd_tournaments_show(args: argparse.Namespace) -> int:
-    with _client(args) as client:
+    with open_client(args) as client:
         # the crosstable grows with the square of the bots: only in --json
         tournament = client.get_object(
-            f"/api/tournaments/{args.id}", **({} if args.json else {"crosstable": "false"})
+            f"/api/tournaments/{args.id}",
+            _member_token(),
+            **({} if args.json else {"crosstable": "false"}),
         )
     if printed_as_json(args, tournament):
         return 0
@@ -271,12 +401,8 @@ def cmd_tournaments_show(args: argparse.Namespace) -> int:
 
 
 def cmd_tournaments_cancel(args: argparse.Namespace) -> int:
-    from arena.cli.client import ORGANISER_TOKEN_ENV
-
-    with _client(args) as client:
-        tournament = client.post(
-            f"/api/tournaments/{args.id}/cancel", token=_token(ORGANISER_TOKEN_ENV)
-        )
+    with open_client(args) as client:
+        tournament = client.post(f"/api/tournaments/{args.id}/cancel", token=_organiser_token())
     if printed_as_json(args, tournament):
         return 0
     _print_tournament(tournament)
@@ -317,7 +443,7 @@ def _print_tournament(t: dict[str, Any]) -> None:
 
 
 def cmd_ratings_show(args: argparse.Namespace) -> int:
-    with _client(args) as client:
+    with open_client(args) as client:
         rows = client.get_list(f"/api/ratings/{args.game}")
     if printed_as_json(args, rows):
         return 0
@@ -355,7 +481,7 @@ def cmd_matches_list(args: argparse.Namespace) -> int:
         )
         if value is not None
     }
-    with _client(args) as client:
+    with open_client(args) as client:
         matches = client.get_list("/api/matches", **query, page_size=min(args.limit, 100))
     if printed_as_json(args, matches):
         return 0
@@ -383,7 +509,7 @@ def cmd_matches_list(args: argparse.Namespace) -> int:
 def cmd_matches_show(args: argparse.Namespace) -> int:
     from arena.match.faults import seat_fault_reason
 
-    with _client(args) as client:
+    with open_client(args) as client:
         match = client.get_object(f"/api/matches/{args.id}")
     if printed_as_json(args, match):
         return 0
@@ -409,7 +535,7 @@ def cmd_matches_show(args: argparse.Namespace) -> int:
 def cmd_matches_replay(args: argparse.Namespace) -> int:
     out = args.output or f"match-{args.id}.json"
     check_writable(out)
-    with _client(args) as client:
+    with open_client(args) as client:
         record = client.get_object(f"/api/matches/{args.id}/replay")
     write_replay_file(out, [record])
     if out != "-":
@@ -417,22 +543,35 @@ def cmd_matches_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _remote_options(json_flag: bool = True) -> argparse.ArgumentParser:
+def remote_options(
+    json_flag: bool = True, suppress_defaults: bool = False
+) -> argparse.ArgumentParser:
+    """--server, --timeout and --json, for a parser's ``parents``.  ``suppress_defaults``:
+    for a subcommand of a command that has them too (``arena ladders set``), so that
+    the ones given before the subcommand are kept."""
     from arena.cli.client import DEFAULT_SERVER, READ_TIMEOUT, SERVER_ENV
+
+    def default(value: Any) -> Any:
+        return argparse.SUPPRESS if suppress_defaults else value
 
     options = argparse.ArgumentParser(add_help=False)
     options.add_argument(
-        "--server", metavar="URL", help=f"the arena (default: ${SERVER_ENV}, else {DEFAULT_SERVER})"
+        "--server",
+        metavar="URL",
+        default=default(None),
+        help=f"the arena (default: ${SERVER_ENV}, else {DEFAULT_SERVER})",
     )
     options.add_argument(
         "--timeout",
         type=float,
-        default=READ_TIMEOUT,
+        default=default(READ_TIMEOUT),
         metavar="SECONDS",
         help=f"for one answer ({READ_TIMEOUT:g})",
     )
     if json_flag:
-        options.add_argument("--json", action="store_true", help="print the API's JSON")
+        options.add_argument(
+            "--json", action="store_true", default=default(False), help="print the API's JSON"
+        )
     return options
 
 
@@ -440,9 +579,11 @@ def add_commands(sub: Any) -> None:
     """``arena bots``, ``tournaments`` and ``matches``: the JSON API of a running arena."""
     from arena.cli.client import ORGANISER_TOKEN_ENV, OWNER_TOKEN_ENV
 
-    remote = _remote_options()
+    remote = remote_options()
 
-    bots = sub.add_parser("bots", help="register, list and show bots on a running server")
+    bots = sub.add_parser(
+        "bots", help="register, list, show, pause, rename and delete bots on a running server"
+    )
     bots_sub = bots.add_subparsers(dest="action", required=True)
     register = bots_sub.add_parser(
         "register",
@@ -459,7 +600,10 @@ def add_commands(sub: Any) -> None:
         action="store_true",
         help="the bot connects out to the arena (a laptop: no address; give --games)",
     )
-    register.add_argument("--owner", required=True, help="who runs it (a name or an e-mail)")
+    register.add_argument(
+        "--owner", help="who runs it, a name or an e-mail (default: the account's name)"
+    )
+    register.add_argument("--event", type=int, metavar="ID", help="enter it in an event")
     register.add_argument("--games", help="comma-separated (default: every game it declares)")
     register.add_argument("--description")
     register.add_argument(
@@ -487,11 +631,44 @@ def add_commands(sub: Any) -> None:
     rotate.add_argument("--only", choices=["owner_token", "signing_secret"], help="default: both")
     rotate.add_argument("--signing-secret", help="choose the new secret")
     rotate.set_defaults(func=cmd_bots_rotate)
+    for name, func, what in (
+        ("pause", cmd_bots_pause, "an organiser's pause: only an organiser ends it"),
+        ("activate", cmd_bots_activate, "end a pause (an organiser's: only an organiser)"),
+    ):
+        change = bots_sub.add_parser(name, parents=[remote], help=what)
+        change.add_argument("id", type=int)
+        change.set_defaults(func=func)
+    rename = bots_sub.add_parser("rename", parents=[remote], help="its owner or an organiser")
+    rename.add_argument("id", type=int)
+    rename.add_argument("name")
+    rename.set_defaults(func=cmd_bots_rename)
+    delete = bots_sub.add_parser(
+        "delete",
+        parents=[remote_options(json_flag=False)],
+        help="its owner or an organiser: it plays no more (its matches and ratings stay)",
+    )
+    delete.add_argument("id", type=int)
+    delete.add_argument("--yes", action="store_true", help="do not ask first")
+    delete.set_defaults(func=cmd_bots_delete)
 
     tournaments = sub.add_parser(
-        "tournaments", help="start, show and cancel tournaments on a running server"
+        "tournaments", help="list, start, show and cancel tournaments on a running server"
     )
     t_sub = tournaments.add_subparsers(dest="action", required=True)
+    t_list = t_sub.add_parser(
+        "list", parents=[remote], help="id, name, game, format, status and progress, newest first"
+    )
+    t_list.add_argument("--event", type=int, metavar="ID", help="an event's tournaments")
+    t_list.add_argument("--limit", type=int, default=20, help="the newest N (20; at most 100)")
+    t_list.add_argument(
+        "--watch",
+        type=float,
+        nargs="?",
+        const=2.0,
+        metavar="SECONDS",
+        help="draw it again every SECONDS (2) until Ctrl-C",
+    )
+    t_list.set_defaults(func=cmd_tournaments_list)
     start = t_sub.add_parser(
         "start",
         parents=[remote],
@@ -511,6 +688,9 @@ def add_commands(sub: Any) -> None:
         "--seats", type=int, help="seats per match (default: the game's smallest table)"
     )
     start.add_argument("--name", help="default: the game and the format")
+    start.add_argument(
+        "--event", type=int, metavar="ID", help="an event's (its organisers: $ARENA_TOKEN)"
+    )
     start.add_argument(
         "--format", default=DEFAULT_FORMAT, help=f"{', '.join(FORMATS)} (default {DEFAULT_FORMAT})"
     )
@@ -551,7 +731,7 @@ def add_commands(sub: Any) -> None:
     m_show.set_defaults(func=cmd_matches_show)
     m_replay = m_sub.add_parser(
         "replay",
-        parents=[_remote_options(json_flag=False)],
+        parents=[remote_options(json_flag=False)],
         help="download a finished match's record as a replay file",
     )
     m_replay.add_argument("id", type=int)
@@ -564,7 +744,7 @@ def add_commands(sub: Any) -> None:
 def add_ratings_commands(ratings_sub: Any) -> None:
     """``ratings show``."""
     show = ratings_sub.add_parser(
-        "show", parents=[_remote_options()], help="a game's leaderboard on a running server"
+        "show", parents=[remote_options()], help="a game's leaderboard on a running server"
     )
     show.add_argument("game")
     show.set_defaults(func=cmd_ratings_show)
