@@ -16,6 +16,7 @@ import pytest
 
 from arena.competition import formats
 from arena.competition.formats import FormatError, Sprt, Table, sprt_decision, sprt_llr
+from arena.competition.grading import PassRule
 from arena.games import get_game
 
 BOTS = (4, 5, 7, 12, 30, 61, 300)
@@ -387,6 +388,7 @@ def test_each_registered_format_counts_what_it_builds(name, deal):
         games_per_pairing=6 if fmt.takes("games_per_pairing") else None,
         matches_per_bot=6 if fmt.takes("matches_per_bot") else None,
         challenger_ids=(1, 2) if fmt.takes("challenger_ids") else (),
+        pass_rule=PassRule("score", min_score=0.5) if fmt.takes("pass_rule") else None,
     )
     fmt.check(entry)
     tables = fmt.build(entry, seed=5)

@@ -282,7 +282,7 @@ def test_three_hundred_bots_fit_under_the_default_limit(app, client, enqueued):
 # -- the registry: one list of formats, read by the API, its schema and the form -----------
 def test_get_formats_lists_every_registered_format_with_its_fields(client):
     listed = client.get("/api/formats").get_json()
-    names = ["round_robin", "balanced", "gauntlet"]
+    names = ["round_robin", "balanced", "gauntlet", "qualifier"]
     assert [f["name"] for f in listed] == list(formats.FORMATS) == names
     for entry, fmt in zip(listed, formats.FORMATS.values(), strict=True):
         assert entry["title"] == fmt.title and entry["summary"] and entry["hint"]
@@ -301,6 +301,12 @@ def test_get_formats_lists_every_registered_format_with_its_fields(client):
         "round_robin": {"games_per_pairing": True},
         "balanced": {"matches_per_bot": True},
         "gauntlet": {"matches_per_bot": True, "challenger_ids": True, "sprt": False},
+        "qualifier": {
+            "matches_per_bot": True,
+            "challenger_ids": True,
+            "pass_rule": True,
+            "sprt": False,
+        },
     }
     labels = {f["name"]: f["fields"][0]["label"] for f in listed}
     assert labels["balanced"] == "Matches per bot" != labels["gauntlet"]
@@ -354,6 +360,8 @@ def test_each_format_describes_what_it_was_asked_for():
         "balanced": "Balanced: 12 matches per bot, 3 seats per match, duplicate deals",
         "gauntlet": "Gauntlet: up to 12 matches per challenger (the stop rule ends it sooner), "
         "3 seats per match, duplicate deals",
+        "qualifier": "Qualifier: up to 12 matches per contestant (the stop rule ends it "
+        "sooner), 3 seats per match, duplicate deals",
     }
 
 

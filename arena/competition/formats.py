@@ -15,6 +15,9 @@ and says what it achieved (``balance``).  The balanced schedule's optimiser is
   do not divide the total), each seat equally often (±1), every pair of bots meeting as
   evenly as the numbers allow; a bot plays at most once per round.
 - ``gauntlet``: each challenger against the field, never two challengers at a table.
+- ``qualifier``: a gauntlet whose challengers are the contestants and whose field is the
+  organiser's reference bot(s), each challenger graded by a pass rule
+  (``arena.competition.grading``).
 
 ``deal="duplicate"``: each table of the base schedule becomes ``seats`` matches with one
 seed, the r-th with the seating rotated by r: every bot at the table holds every hand.
@@ -34,6 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from arena.competition.grading import GradingError, PassRule
 from arena.competition.seating import balanced_groups, even_seats, seat
 
 MAX_SEED = 2**53 - 1  # a seed survives a trip through JSON in a browser
@@ -293,6 +297,7 @@ class Entry:
     matches_per_bot: int | None = None
     challenger_ids: tuple[int, ...] = ()
     sprt: Sprt | None = None
+    pass_rule: PassRule | None = None  # the qualifier's
 
     @property
     def field(self) -> list[int]:
@@ -318,7 +323,11 @@ class Format:
 
     def check(self, entry: Entry) -> None:
         if entry.challenger_ids or entry.sprt is not None:
-            raise FormatError("challenger_ids and sprt belong to the gauntlet format")
+            raise FormatError(
+                "challenger_ids and sprt belong to the gauntlet and qualifier formats"
+            )
+        if entry.pass_rule is not None:
+            raise FormatError("pass_rule belongs to the qualifier format")
 
     def count(self, entry: Entry) -> int:
         raise NotImplementedError
@@ -457,6 +466,11 @@ class Gauntlet(Format):
     )
 
     def check(self, entry: Entry) -> None:
+        if entry.pass_rule is not None:
+            raise FormatError("pass_rule belongs to the qualifier format")
+        self._check_challengers(entry)
+
+    def _check_challengers(self, entry: Entry) -> None:
         if not entry.challenger_ids:
             raise FormatError("a gauntlet needs challenger_ids (one or more)")
         strangers = sorted(set(entry.challenger_ids) - set(entry.bot_ids))
@@ -488,8 +502,57 @@ class Gauntlet(Format):
         return f"{budget} per challenger"
 
 
+class Qualifier(Gauntlet):
+    """A gauntlet graded by a pass rule: the challengers are the contestants, the field
+    the organiser's reference bot(s); each challenger passes, fails or is pending
+    (``arena.competition.grading``).  A ``stop_rule`` pass rule needs ``sprt``."""
+
+    name = "qualifier"
+    title = "Qualifier"
+    summary = "challenger_ids against reference bots, each graded pass or fail by pass_rule"
+    hint = (
+        "the contestants you tick below as challengers play against your reference bots "
+        "(the others), and each one passes or fails by the pass rule."
+    )
+    fields = (
+        Field(
+            "matches_per_bot",
+            "Matches per contestant",
+            "how many matches each contestant plays against the reference bots at most",
+        ),
+        Field("challenger_ids", "Contestants", "the bots graded against the reference bots"),
+        Field(
+            "pass_rule",
+            "Pass rule",
+            'how a contestant passes: {"kind": "score", "min_score": 0.8} (mean score), '
+            '{"kind": "consecutive", "wins": 8, "of": 10} (wins in consecutive matches) or '
+            '{"kind": "stop_rule"} (the stop rule accepts H1; needs sprt)',
+        ),
+        Field("sprt", "Stop rule", "stop each contestant once decided", required=False),
+    )
+
+    def check(self, entry: Entry) -> None:
+        if entry.pass_rule is None:
+            raise FormatError("a qualifier needs a pass_rule")
+        try:
+            entry.pass_rule.check()
+        except GradingError as exc:
+            raise FormatError(f"pass_rule: {exc}") from None
+        if entry.pass_rule.kind == "stop_rule" and entry.sprt is None:
+            raise FormatError("the stop_rule pass rule needs sprt, the stop rule it follows")
+        self._check_challengers(entry)
+
+    def parameter_text(self, entry: Entry) -> str:
+        text = super().parameter_text(entry).replace("challenger", "contestant")
+        if entry.pass_rule is None:
+            return text
+        return f"{text}, pass: {entry.pass_rule.text()}"
+
+
 # every format, by name, in the order they are offered
-FORMATS: dict[str, Format] = {f.name: f for f in (RoundRobin(), Balanced(), Gauntlet())}
+FORMATS: dict[str, Format] = {
+    f.name: f for f in (RoundRobin(), Balanced(), Gauntlet(), Qualifier())
+}
 DEFAULT_FORMAT = "round_robin"
 # every parameter some format takes, by name
 FORMAT_FIELDS = tuple(dict.fromkeys(f.name for fmt in FORMATS.values() for f in fmt.fields))

@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
-from arena.competition import formats
+from arena.competition import formats, grading
 from arena.config import Config
 from arena.games import get_game
 from arena.games.base import Game, OptionsError
@@ -98,10 +98,12 @@ def validate_tournament(
     matches_per_bot: int | None = None,
     challenger_ids: Sequence[int] = (),
     sprt: dict[str, float] | None = None,
+    pass_rule: dict[str, Any] | None = None,
 ) -> TournamentPlan:
     """Everything a request can get wrong that needs no database, each a 400: the format,
     the game and its options, the seats, the entrants as the format wants them, the stop
-    rule, and the size (counted without building: ``config.max_tournament_matches``)."""
+    rule, a qualifier's pass rule, and the size (counted without building:
+    ``config.max_tournament_matches``)."""
     try:
         fmt = formats.get_format(format)
     except formats.FormatError:
@@ -114,6 +116,10 @@ def validate_tournament(
         raise ServiceError(400, str(exc)) from None
     if len(set(bot_ids)) != len(bot_ids):
         raise ServiceError(400, "bot_ids lists a bot more than once")
+    try:
+        rule = None if pass_rule is None else grading.PassRule.from_json(pass_rule)
+    except grading.GradingError as exc:
+        raise ServiceError(400, f"pass_rule: {exc}") from None
     entry = formats.Entry(
         bot_ids=tuple(bot_ids),
         seats_per_match=seats_per_match,
@@ -121,6 +127,7 @@ def validate_tournament(
         games_per_pairing=games_per_pairing,
         matches_per_bot=matches_per_bot,
         challenger_ids=tuple(sorted(set(challenger_ids))),
+        pass_rule=rule,
     )
     try:
         # who plays, before what the stop rule says: a stand-in rule says one is given
@@ -186,6 +193,7 @@ def write_tournament(
         seats_per_match=entry.seats_per_match,
         **plan.format.stored(entry),
         sprt=None if entry.sprt is None else dataclasses.asdict(entry.sprt),
+        pass_rule=None if entry.pass_rule is None else entry.pass_rule.to_json(),
         balance=schedule.balance.to_json(),
         seed=schedule.seed,
         status="running",
@@ -265,6 +273,71 @@ def create_tournament(
         rated=rated,
         event_id=event_id,
     )
+
+
+def create_final(
+    session: Session,
+    config: Config,
+    original: Tournament,
+    *,
+    matches_factor: int | None = None,
+    games_per_pairing: int | None = None,
+    matches_per_bot: int | None = None,
+) -> tuple[Tournament, list[int]]:
+    """A final run of ``original``: the same entrants (and challengers), game, options,
+    format, deal, event, stop rule and pass rule, with more matches (its own count
+    times ``matches_factor``, or the count given) and a new seed, named "<name> (final)"
+    and ``cloned_from`` it.  The caller commits, then enqueues (as ``create_tournament``)."""
+    fmt = formats.FORMATS.get(original.format)
+    if fmt is None:
+        raise ServiceError(409, f"tournament {original.id}'s format {original.format!r} is unknown")
+    people = session.scalar(
+        select(Bot.id)
+        .join(TournamentEntry, TournamentEntry.bot_id == Bot.id)
+        .where(TournamentEntry.tournament_id == original.id, Bot.kind == "person")
+        .limit(1)
+    )
+    if people is not None:
+        raise ServiceError(409, "a tournament with people at the table has no final run")
+    counts = {"games_per_pairing": games_per_pairing, "matches_per_bot": matches_per_bot}
+    for name, value in counts.items():
+        if value is None:
+            continue
+        if not fmt.takes(name):
+            raise ServiceError(400, f"{name} is not a field of the {fmt.name} format")
+        if value <= (getattr(original, name) or 0):
+            raise ServiceError(
+                400, f"a final plays more: {name} must be above {getattr(original, name)}"
+            )
+    if matches_factor is not None:
+        for name in counts:
+            if fmt.takes(name) and getattr(original, name) is not None:
+                counts[name] = getattr(original, name) * matches_factor
+    rated = session.scalar(
+        select(Match.rated).where(Match.tournament_id == original.id).order_by(Match.id).limit(1)
+    )
+    entries = original.entries
+    tournament, match_ids = create_tournament(
+        session,
+        config,
+        name=f"{original.name[: 100 - len(' (final)')]} (final)",
+        live_view=original.live_view,
+        rated=True if rated is None else rated,
+        event_id=original.event_id,
+        game=original.game,
+        options=dict(original.options),
+        bot_ids=[e.bot_id for e in entries],
+        seats_per_match=original.seats_per_match,
+        format=original.format,
+        deal=original.deal,
+        challenger_ids=[e.bot_id for e in entries if e.challenger],
+        sprt=original.sprt,
+        pass_rule=original.pass_rule,
+        **{name: value for name, value in counts.items() if fmt.takes(name)},
+    )
+    tournament.cloned_from = original.id
+    session.flush()
+    return tournament, match_ids
 
 
 def get_tournament(session: Session, tournament_id: int) -> Tournament:
