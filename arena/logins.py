@@ -28,6 +28,7 @@ from arena.models import Account
 from arena.services import accounts
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+CONNECT_PREFIX = "/api/connect/"  # the connect transport: HMAC-signed, no session
 
 
 class LoggedIn(UserMixin):
@@ -119,6 +120,17 @@ def init_app(app: Flask, config: Config) -> None:
         enabled=config.rate_limits,
         headers_enabled=True,
     )
+
+    @app.before_request
+    def _load_login() -> None:
+        """Read the login session's account before any view opens its own database
+        session: on SQLite a session takes the write lock with its first statement, and
+        the user loader's session, opened inside a view's, would wait for that lock
+        until the busy timeout (a page read after a query, a PATCH that finds the bot
+        before asking who calls).  The bot protocol's routes sign every request with
+        the bot's key and never ask: a person playing while signed in costs no read."""
+        if not request.path.startswith(CONNECT_PREFIX):
+            _ = current_user.is_authenticated
 
     @app.before_request
     def _check_page_forms() -> None:

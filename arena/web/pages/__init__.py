@@ -15,13 +15,26 @@ One module per area, mirroring ``arena.api``, all on the one blueprint ``bp`` (`
 - ``bots``: the bot list, registration form and a bot's page with its charts;
 - ``tournaments``: the tournament list, the form and a tournament's page;
 - ``matches``: a match's page and its viewer;
-- ``play``: people at the table (pick the opponents, a person's seat).
+- ``play``: people at the table (pick the opponents, a person's seat);
+- ``accounts``: logging in and out, signing up, reset links, your account, My bots, and
+  the admin's list of accounts (the only pages with their own POST forms: they start and
+  end the login session);
+- ``events``: the events, a new event, and an event's roster, leaderboard and tournaments.
 """
 
 from __future__ import annotations
 
 # the modules register their pages on the blueprint as they are imported
-from arena.web.pages import bots, games, matches, play, ratings, tournaments  # noqa: F401
+from arena.web.pages import (  # noqa: F401
+    accounts,
+    bots,
+    events,
+    games,
+    matches,
+    play,
+    ratings,
+    tournaments,
+)
 from arena.web.pages.common import bp, compact, number, signed, when
 
 __all__ = ["bp", "compact", "number", "signed", "when"]

@@ -43,15 +43,27 @@
     box.hidden = false;
   }
 
-  async function postJSON(url, payload, token) {
-    const headers = { "Content-Type": "application/json", Accept: "application/json" };
+  // the page's CSRF token (base.html): a write that a login session signs in carries it,
+  // or the API refuses it (400); a bearer token needs none but it does no harm
+  function csrfToken() {
+    const meta = document.querySelector('meta[name="csrf-token"]');
+    return meta ? meta.content : "";
+  }
+
+  function postJSON(url, payload, token) {
+    return sendJSON("POST", url, payload, token);
+  }
+
+  async function sendJSON(method, url, payload, token) {
+    const headers = { Accept: "application/json", "X-CSRFToken": csrfToken() };
+    if (payload !== undefined) headers["Content-Type"] = "application/json";
     if (token) headers.Authorization = "Bearer " + token;
     let response;
     try {
       response = await fetch(url, {
-        method: "POST",
+        method: method,
         headers: headers,
-        body: JSON.stringify(payload),
+        body: payload === undefined ? undefined : JSON.stringify(payload),
         credentials: "same-origin",
       });
     } catch (err) {
@@ -95,7 +107,12 @@
       error.hidden = true;
       const data = new FormData(register);
       const connect = data.get("transport") === "connect";
-      const payload = { name: data.get("name").trim(), owner: data.get("owner").trim() };
+      const payload = { name: data.get("name").trim() };
+      // signed in, the owner defaults to the account and the bot may enter one of its events
+      const owner = data.get("owner").trim();
+      if (owner) payload.owner = owner;
+      const eventId = data.get("event_id");
+      if (eventId) payload.event_id = Number(eventId);
       if (connect) payload.connect = true;
       else payload.endpoint = data.get("endpoint").trim();
       const description = data.get("description").trim();
@@ -169,6 +186,7 @@
     const games = document.getElementById("games-input");
     const matches = document.getElementById("matches-input");
     const sprtOn = document.getElementById("sprt-on");
+    const passKind = document.getElementById("pass-kind");
     const sprtParams = document.getElementById("sprt-params");
     const filter = document.getElementById("bot-filter");
     const count = document.getElementById("bot-count");
@@ -397,6 +415,16 @@
         });
         sprtParams.classList.toggle("off", !sprtOn.checked);
       }
+      if (takes("pass_rule")) {
+        // only the chosen rule's parameters are shown (and sent)
+        tournament.querySelectorAll("[data-rule]").forEach((el) => {
+          const shown = el.dataset.rule === passKind.value;
+          el.hidden = !shown;
+          el.querySelectorAll("input").forEach((input) => {
+            input.disabled = !shown;
+          });
+        });
+      }
       fitMatches();
       countChosen();
     }
@@ -469,6 +497,7 @@
     formatSelect.addEventListener("change", applyFormat);
     dealSelect.addEventListener("change", fitMatches);
     sprtOn.addEventListener("change", applyFormat);
+    passKind.addEventListener("change", applyFormat);
     seats.addEventListener("change", () => {
       fitGames();
       fitMatches();
@@ -535,6 +564,15 @@
         putNumber(sprt, "alpha", document.getElementById("sprt-alpha"));
         putNumber(sprt, "beta", document.getElementById("sprt-beta"));
         payload.sprt = sprt;
+      }
+      if (takes("pass_rule")) {
+        const rule = { kind: passKind.value };
+        if (rule.kind === "score") putNumber(rule, "min_score", document.getElementById("pass-min-score"));
+        if (rule.kind === "consecutive") {
+          putNumber(rule, "wins", document.getElementById("pass-wins"));
+          putNumber(rule, "of", document.getElementById("pass-of"));
+        }
+        payload.pass_rule = rule;
       }
       if (presetSelect.value) payload.preset = presetSelect.value;
       // only the options changed from what the fields showed; a field that is not JSON is
@@ -621,6 +659,111 @@
   });
   const cancelForm = document.getElementById("cancel-form");
   if (cancelForm) enhance(cancelForm.parentElement);
+
+  // ---------------------------------------------------------------- small API forms
+  // <form class="json-form" data-method="PATCH" data-url="/api/..." data-done="reload">:
+  // the fields become the JSON body, typed by their data-type (int, bool, list,
+  // datetime: a datetime-local in the browser's time, sent as UTC; path: fills {name}
+  // in data-url and is not sent); an empty text field is left out unless it has
+  // data-keep-empty.  data-done: "reload", "goto" (data-goto, {id} from the answer) or
+  // "show" (the answer's fields into the form's .json-result [data-field], shown once:
+  // a token or a reset link lives only in this page).
+  function localInput(iso) {
+    const when = new Date(iso);
+    const pad = (n) => String(n).padStart(2, "0");
+    return `${when.getFullYear()}-${pad(when.getMonth() + 1)}-${pad(when.getDate())}T${pad(when.getHours())}:${pad(when.getMinutes())}`;
+  }
+  document.querySelectorAll("input[data-utc]").forEach((input) => {
+    input.value = localInput(input.dataset.utc);
+  });
+
+  function formBody(form) {
+    const payload = {};
+    let url = form.dataset.url;
+    Array.from(form.elements).forEach((el) => {
+      if (!el.name || el.name === "csrf_token" || el.disabled) return;
+      const kind = el.dataset.type || "string";
+      const checkable = el.type === "checkbox" || el.type === "radio";
+      if (kind === "list") {
+        if (!(el.name in payload)) payload[el.name] = [];
+        if (!checkable || el.checked) payload[el.name].push(el.value);
+      } else if (kind === "bool") {
+        payload[el.name] = checkable ? el.checked : el.value === "true";
+      } else if (kind === "path") {
+        url = url.replace("{" + el.name + "}", encodeURIComponent(el.value.trim()));
+      } else if (kind === "int") {
+        if (el.value.trim() !== "") payload[el.name] = Number(el.value);
+      } else if (kind === "datetime") {
+        payload[el.name] = el.value ? new Date(el.value).toISOString() : null;
+      } else if (checkable) {
+        if (el.checked) payload[el.name] = el.value;
+      } else {
+        // a password is sent as typed; other text without its surrounding spaces
+        const value = el.type === "password" ? el.value : el.value.trim();
+        if (value !== "" || "keepEmpty" in el.dataset) payload[el.name] = value;
+      }
+    });
+    return { url: url, payload: payload };
+  }
+
+  document.addEventListener("submit", async (event) => {
+    const form = event.target;
+    if (!(form instanceof HTMLFormElement) || !form.classList.contains("json-form")) return;
+    event.preventDefault();
+    if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) return;
+    const error = form.querySelector(".form-error");
+    if (error) error.hidden = true;
+    const method = (form.dataset.method || "POST").toUpperCase();
+    const { url, payload } = formBody(form);
+    busy(form, true);
+    const result = await sendJSON(method, url, method === "DELETE" ? undefined : payload);
+    busy(form, false);
+    if (!result.ok) {
+      if (error) showError(error, result.lines);
+      return;
+    }
+    const done = form.dataset.done || "reload";
+    if (done === "goto") {
+      const id = result.body && result.body.id !== undefined ? String(result.body.id) : "";
+      window.location.assign(document.body.dataset.root + form.dataset.goto.replace("{id}", encodeURIComponent(id)));
+    } else if (done === "show") {
+      const box = form.querySelector(".json-result");
+      box.querySelectorAll("[data-field]").forEach((el) => {
+        const value = String((result.body || {})[el.dataset.field] || "");
+        if ("link" in el.dataset) {
+          el.href = window.location.origin + value;
+          el.textContent = window.location.origin + value;
+        } else {
+          el.textContent = value;
+        }
+      });
+      form.querySelectorAll('input[type="password"]').forEach((input) => {
+        input.value = "";
+      });
+      box.hidden = false;
+    } else {
+      window.location.reload();
+    }
+  });
+
+  // copy buttons of the pages without the registration form (which has its own)
+  if (!register) {
+    document.addEventListener("click", async (event) => {
+      const button = event.target.closest && event.target.closest("button.copy[data-copy]");
+      if (!button) return;
+      const source = document.getElementById(button.dataset.copy);
+      try {
+        await navigator.clipboard.writeText(source.textContent);
+        button.textContent = "Copied";
+      } catch (err) {
+        const range = document.createRange();
+        range.selectNodeContents(source);
+        window.getSelection().removeAllRanges();
+        window.getSelection().addRange(range);
+        button.textContent = "Selected: press Ctrl+C";
+      }
+    });
+  }
 
   // ---------------------------------------------------------------- live pages
   // While matches are being played, ask every few seconds whether the page changed (a

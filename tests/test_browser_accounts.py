@@ -1,0 +1,160 @@
+"""A contestant's way through the account pages in Chromium: an organiser makes an event
+through the API, then a student signs up with its join code, logs out, logs in, registers
+a bot that connects out into the event, finds it under "My bots" and in the event's
+roster; and the organiser, logged in, resets the student's password from the roster.
+
+With ``ARENA_SCREENSHOTS`` set, the sign-up form, "My bots" and the event page are saved
+there (``accounts-*.png``, the pictures of docs/accounts.md)."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from werkzeug.serving import make_server
+
+from arena.app import create_app
+from arena.config import Config
+from tests.support.api import auth
+from tests.support.browser import _require_chromium, buffered, shoot
+from tests.support.browser import browser as browser
+from tests.support.browser import page as page
+
+ADMIN = "organiser-secret"
+PASSWORD = "correct horse battery"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory, migrated_database: Path) -> Iterator[dict]:
+    """The app with an organiser's account and a private event of theirs, served on a free
+    loopback port in a background thread."""
+    _require_chromium()
+    folder = tmp_path_factory.mktemp("accounts")
+    shutil.copyfile(migrated_database, folder / "arena.sqlite3")
+    config = Config(
+        profile="local",
+        data_dir=folder,
+        database_url=f"sqlite:///{folder / 'arena.sqlite3'}",
+        broker_url="filesystem://",
+        secret_key="test-secret",
+        testing=True,
+    )
+    app = create_app(replace(config, organiser_token=ADMIN))
+    api = app.test_client()
+    teacher = api.post(
+        "/api/accounts",
+        json={"name": "Ms Lovelace", "password": PASSWORD, "role": "organiser"},
+        headers=auth(ADMIN),
+    ).get_json()
+    event = api.post(
+        "/api/events",
+        json={"name": "Algorithms 2", "games": ["cactus"], "visibility": "private"},
+        headers=auth(teacher["token"]),
+    ).get_json()
+    server = make_server("127.0.0.1", 0, buffered(app), threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield {"url": f"http://127.0.0.1:{server.port}", "event": event, "api": api}
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+        app.extensions["arena.db"].dispose()
+
+
+def log_in(page: Any, name: str, password: str = PASSWORD) -> None:
+    page.locator(".nav").get_by_role("link", name="Log in").click()
+    page.get_by_label("Name").fill(name)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url("**/my/bots")
+
+
+def log_out(page: Any) -> None:
+    page.get_by_role("button", name="Log out").click()
+    page.wait_for_selector("text=You are logged out.")
+
+
+def test_a_student_signs_up_registers_a_bot_and_finds_it_in_the_roster(page, site):
+    event = site["event"]
+    page.goto(f"{site['url']}/")
+    page.locator(".nav").get_by_role("link", name="Sign up").click()
+    page.get_by_label("Name").fill("ada")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_label("Join code").fill(event["join_code"])
+    shoot(page, "accounts-signup")
+    page.get_by_role("button", name="Sign up").click()
+    page.wait_for_url(f"**/events/{event['id']}")
+    assert "you joined Algorithms 2" in page.locator(".flash").inner_text()
+
+    log_out(page)
+    assert page.locator(".nav").get_by_role("link", name="Log in").is_visible()
+    page.goto(f"{site['url']}/events/{event['id']}")  # private: no page for anyone
+    assert page.locator("h1").inner_text() == "Not found"
+    log_in(page, "ada")
+    assert page.locator(".account-name").inner_text() == "ada"
+
+    page.get_by_role("link", name="Register a bot").click()
+    page.get_by_label("Name", exact=True).fill("ada-bot")
+    page.get_by_label("It connects out to the arena").check()
+    assert page.locator(".endpoint-field").is_hidden()
+    page.get_by_label("Event").select_option(label="Algorithms 2")
+    page.locator('input[name="games"][value="cactus"]').check()
+    page.get_by_role("button", name="Register").click()
+    result = page.locator("#register-result")
+    result.wait_for()
+    assert result.locator(".bot-link").inner_text() == "ada-bot"
+    assert len(page.locator("#owner-token").inner_text()) >= 40
+
+    page.locator(".nav").get_by_role("link", name="My bots").click()
+    row = page.locator("#my-bots tbody tr")
+    assert row.count() == 1
+    cells = row.locator("td").all_inner_texts()
+    assert cells[0] == "ada-bot" and cells[2] == "Algorithms 2"
+    shoot(page, "accounts-my-bots")
+
+    row.get_by_role("link", name="Algorithms 2").click()
+    page.wait_for_url(f"**/events/{event['id']}")
+    roster = page.locator("#roster tbody tr", has_text="ada-bot")
+    assert roster.count() == 1
+    assert roster.locator("td").first.inner_text() == "ada"
+    assert "connects out" in roster.inner_text()
+    assert page.locator("#join-code").count() == 0  # the organisers' only
+    shoot(page, "accounts-event")
+
+
+def test_the_organiser_makes_a_reset_link_and_the_student_uses_it(page, site, browser):
+    event = site["event"]
+    api = site["api"]
+    answer = api.post(
+        "/api/accounts",
+        json={"name": "bob", "password": PASSWORD, "join_code": event["join_code"]},
+    ).get_json()
+    page.goto(f"{site['url']}/")
+    log_in(page, "Ms Lovelace")
+    page.goto(f"{site['url']}/events/{event['id']}")
+    assert page.locator("#join-code").inner_text() == event["join_code"]
+    row = page.locator(f'#roster tr[data-account-id="{answer["id"]}"]')
+    row.get_by_role("button", name="Reset password").click()
+    link = row.locator(".reset-link a")
+    link.wait_for()
+    url = link.get_attribute("href")
+    assert url.startswith(f"{site['url']}/reset/")
+
+    student = browser.new_context(viewport={"width": 380, "height": 800}).new_page()
+    try:
+        student.goto(url)
+        student.get_by_label("New password").fill("a brand new password")
+        student.get_by_role("button", name="Set the password").click()
+        student.wait_for_url("**/my/bots")
+        assert student.locator(".account-name").inner_text() == "bob"
+        student.goto(url)  # used: gone
+        assert student.locator("h1").inner_text() == "Not found"
+    finally:
+        student.context.close()
