@@ -46,7 +46,9 @@ blp = ApiBlueprint(
 def _me(session: Any) -> Account:
     who = current_caller(session)
     if who.account_id is None:
-        raise services.ServiceError(401, "this needs an account: log in, or give its API token")
+        raise services.ServiceError(
+            401 if who.anonymous else 403, "this needs an account: log in, or give its API token"
+        )
     return accounts.get_account(session, who.account_id)
 
 

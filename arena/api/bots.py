@@ -33,10 +33,11 @@ from arena.api.schemas import (
     BotRotateSchema,
     BotSchema,
     BotUpdateSchema,
+    BotVersionSchema,
 )
 from arena.models import Bot, BotSession, Rating, bot_name_key
 from arena.relay import sessions
-from arena.services import events
+from arena.services import events, versions
 
 blp = ApiBlueprint(
     "bots", __name__, url_prefix="/api/bots", description="Bot endpoints and their owners."
@@ -87,7 +88,8 @@ class Bots(MethodView):
             if query.get("mine"):
                 if reader.account_id is None:
                     raise services.ServiceError(
-                        401, "mine=true needs an account: log in, or give its API token"
+                        401 if reader.anonymous else 403,
+                        "mine=true needs an account: log in, or give its API token",
                     )
                 statement = statement.where(Bot.account_id == reader.account_id)
             hidden = events.hidden_event_ids(session, reader)
@@ -197,6 +199,18 @@ class BotById(MethodView):
             bot = services.get_bot(session, bot_id)
             services.check_manages(current_caller(session), bot)
             services.delete_bot(session, bot, config().pause_after_forfeits)
+
+
+@blp.route("/<int:bot_id>/versions")
+@blp.response(200, BotVersionSchema(many=True))
+@blp.doc(security=OPTIONAL_BEARER)
+def bot_versions(bot_id: int) -> list[dict[str, Any]]:
+    """Results per version the bot declared (as each match started): matches played,
+    wins, mean score, first and last played; first played first"""
+    with database().session() as session:
+        bot = services.get_bot(session, bot_id)
+        events.check_visible(session, current_caller(session), bot.event_id, f"bot {bot_id}")
+        return versions.bot_versions(session, bot.id)
 
 
 @blp.route("/<int:bot_id>/rotate")

@@ -9,9 +9,10 @@ from typing import Any
 
 from flask.views import MethodView
 from sqlalchemy import func, select
+from sqlalchemy.orm import Session
 
 from arena import services
-from arena.api import exports
+from arena.api import exports, ratings
 from arena.api.common import (
     BEARER,
     PAGINATION_HEADERS_DOC,
@@ -29,6 +30,8 @@ from arena.api.schemas import (
     EventUpdateSchema,
     LadderSchema,
     LadderUpdateSchema,
+    LeaderboardArgsSchema,
+    LeaderboardExportRowSchema,
     RosterRowSchema,
 )
 from arena.games import GAMES
@@ -134,9 +137,11 @@ def join(data: dict[str, Any], event_id: int) -> dict[str, Any]:
     with database().session() as session:
         who = current_caller(session)
         if who.account_id is None:
-            raise services.ServiceError(401, "joining an event needs an account: log in first")
+            raise services.ServiceError(
+                401 if who.anonymous else 403, "joining an event needs an account: log in first"
+            )
         event = session.get(Event, event_id) if event_id <= services.MAX_ID else None
-        if event is None or event.join_code != data["join_code"].strip():
+        if event is None or event.join_code != events.typed_join_code(data["join_code"]):
             raise services.ServiceError(404, f"no event {event_id} with this join code")
         accounts.join_event(session, accounts.get_account(session, who.account_id), event)
         return event_json(event, dataclasses.replace(who, joined=who.joined | {event.id}))
@@ -185,11 +190,13 @@ def set_ladder(data: dict[str, Any], event_id: int, game: str) -> dict[str, Any]
 @blp.doc(security=OPTIONAL_BEARER)
 def roster_json(event_id: int) -> list[dict[str, Any]]:
     """The event's roster: every member and each of their bots, with its status, who
-    paused it, whether it is connected and healthy, its version and matches played
-    (``roster.csv``: the same table)"""
+    paused it, whether it is connected and healthy, its version and matches played, and
+    its grade in the event's latest qualifier (to its organisers for every row, to a
+    contestant for their own rows) (``roster.csv``: the same table)"""
     with database().session() as session:
-        event = events.get_event(session, event_id, current_caller(session))
-        return roster.event_roster(session, event)
+        who = current_caller(session)
+        event = events.get_event(session, event_id, who)
+        return roster.event_roster(session, event, who)
 
 
 @blp.route("/<int:event_id>/roster.csv")
@@ -198,6 +205,44 @@ def roster_json(event_id: int) -> list[dict[str, Any]]:
 def roster_csv(event_id: int) -> Any:
     """The event's roster as CSV (the columns and rows of ``roster``)"""
     with database().session() as session:
-        event = events.get_event(session, event_id, current_caller(session))
-        rows = roster.event_roster(session, event)
+        who = current_caller(session)
+        event = events.get_event(session, event_id, who)
+        rows = roster.event_roster(session, event, who)
     return exports.csv_response(rows, roster.COLUMNS, f"event-{event_id}-roster.csv")
+
+
+def _leaderboard(session: Session, event_id: int, query: dict[str, Any]) -> list[dict[str, Any]]:
+    """The flat leaderboard of the event's games (or of ``query["game"]``, one of them)."""
+    event = events.get_event(session, event_id, current_caller(session))
+    game = query.get("game")
+    if game is not None and game not in event.games:
+        raise services.ServiceError(
+            404, f"event {event.id} plays {', '.join(event.games)}, not {game!r}"
+        )
+    return ratings.leaderboard_rows(session, [game] if game else event.games, event_id=event.id)
+
+
+@blp.route("/<int:event_id>/leaderboard")
+@blp.arguments(LeaderboardArgsSchema, location="query")
+@blp.response(200, LeaderboardExportRowSchema(many=True))
+@blp.doc(security=OPTIONAL_BEARER)
+def leaderboard_json(query: dict[str, Any], event_id: int) -> list[dict[str, Any]]:
+    """The event's leaderboard: its active rated bots, game by game, by Elo, with the
+    fitted rating and its 95% interval (one flat row per bot and game;
+    ``leaderboard.csv``: the same table)"""
+    with database().session() as session:
+        return _leaderboard(session, event_id, query)
+
+
+@blp.route("/<int:event_id>/leaderboard.csv")
+@blp.arguments(LeaderboardArgsSchema, location="query")
+@blp.response(200, {"format": "binary", "type": "string"}, content_type="text/csv")
+@blp.doc(security=OPTIONAL_BEARER)
+def leaderboard_csv(query: dict[str, Any], event_id: int) -> Any:
+    """The event's leaderboard as CSV (the columns and rows of ``leaderboard``)"""
+    with database().session() as session:
+        rows = LeaderboardExportRowSchema(many=True).dump(_leaderboard(session, event_id, query))
+    suffix = f"-{query['game']}" if query.get("game") else ""
+    return exports.csv_response(
+        rows, ratings.LEADERBOARD_COLUMNS, f"event-{event_id}-leaderboard{suffix}.csv"
+    )

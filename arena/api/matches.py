@@ -1,7 +1,9 @@
 """``/api/matches``: matches, their seats and results, and their replays.
 
 Nothing that shows a deal (a seed, a replay, frames) is answered while a match that plays
-it is queued or running (``services.deals_being_played``); results are."""
+it is queued or running (``services.deals_being_played``); results are.  A private event's
+matches are for its members (and the admin): to anyone else every route answers 404 and
+the list leaves them out."""
 
 from __future__ import annotations
 
@@ -15,7 +17,15 @@ from flask import Response, abort, request
 from flask.views import MethodView
 
 from arena import services
-from arena.api.common import PAGINATION_HEADERS_DOC, ApiBlueprint, as_row, database, paged
+from arena.api.common import (
+    BEARER,
+    PAGINATION_HEADERS_DOC,
+    ApiBlueprint,
+    as_row,
+    current_caller,
+    database,
+    paged,
+)
 from arena.api.schemas import (
     FramesArgsSchema,
     MatchDetailSchema,
@@ -26,11 +36,22 @@ from arena.api.schemas import (
 from arena.match.frames import HiddenWhileLive, PerspectiveError, answer_frames
 from arena.match.records import COMPRESSION_LEVEL, decode, seat_decisions, seat_events
 from arena.models import Match, Replay
+from arena.services import events
 from arena.worker.live import steps_so_far
 
 blp = ApiBlueprint(
     "matches", __name__, url_prefix="/api/matches", description="Matches and their replays."
 )
+# a read answers anyone; a token (optional) shows a private event's matches to its members
+OPTIONAL_BEARER = [{}, *BEARER]
+
+
+def visible_match(session: Any, match_id: int) -> Match:
+    """The match, else 404: also one of a private event the caller is not in (its
+    existence is not told)."""
+    match = services.get_match(session, match_id)
+    events.check_visible(session, current_caller(session), match.event_id, f"match {match_id}")
+    return match
 
 
 def _rows(session: Any, matches: list[Match], schema: type[MatchSchema]) -> list[dict[str, Any]]:
@@ -43,13 +64,16 @@ def _rows(session: Any, matches: list[Match], schema: type[MatchSchema]) -> list
 class Matches(MethodView):
     @blp.arguments(MatchListArgsSchema, location="query")
     @blp.response(200, MatchSchema(many=True), headers=PAGINATION_HEADERS_DOC)
+    @blp.doc(security=OPTIONAL_BEARER)
     def get(self, query: dict[str, Any]) -> tuple[list[dict[str, Any]], int, dict[str, str]]:
         """List matches, newest first
 
         Filters: ``game``, ``status``, ``tournament_id``, ``bot_id`` (a bot in any seat).
+        A private event's matches are listed for its members only.
         """
         with database().session() as session:
-            matches, total = services.list_matches(session, **query)
+            hidden = events.hidden_event_ids(session, current_caller(session))
+            matches, total = services.list_matches(session, hidden_events=hidden, **query)
             rows = _rows(session, matches, MatchSchema)
         return paged(query, rows, total)
 
@@ -57,16 +81,18 @@ class Matches(MethodView):
 @blp.route("/<int:match_id>")
 class MatchById(MethodView):
     @blp.response(200, MatchDetailSchema)
+    @blp.doc(security=OPTIONAL_BEARER)
     def get(self, match_id: int) -> dict[str, Any]:
         """One match: seats with bot names, ranks, scores and strikes; status and attempts"""
         with database().session() as session:
-            return _rows(session, [services.get_match(session, match_id)], MatchDetailSchema)[0]
+            return _rows(session, [visible_match(session, match_id)], MatchDetailSchema)[0]
 
 
 @blp.route("/<int:match_id>/replay")
 class MatchReplay(MethodView):
     @blp.arguments(ReplayArgsSchema, location="query")
     @blp.response(200)
+    @blp.doc(security=OPTIONAL_BEARER)
     def get(self, query: dict[str, Any], match_id: int) -> Any:
         """The replay of a finished match
 
@@ -79,7 +105,7 @@ class MatchReplay(MethodView):
         queued or running: it shows that match's cards.
         """
         with database().session() as session:
-            match = services.get_match(session, match_id)
+            match = visible_match(session, match_id)
             replay = session.get(Replay, match.id)
             if match.status != "finished" or replay is None:
                 abort(404, f"match {match.id} has no replay yet: it is {match.status}")
@@ -112,6 +138,7 @@ class MatchReplay(MethodView):
 class MatchFrames(MethodView):
     @blp.arguments(FramesArgsSchema, location="query")
     @blp.response(200)
+    @blp.doc(security=OPTIONAL_BEARER)
     def get(self, query: dict[str, Any], match_id: int) -> Any:
         """The table at every step, from one perspective (what the replay viewer draws)
 
@@ -129,7 +156,7 @@ class MatchFrames(MethodView):
         """
         perspective, since = query["perspective"], query["since"]
         with database().session() as session:
-            match = services.get_match(session, match_id)
+            match = visible_match(session, match_id)
             # before the cache: a finished match's frames are kept, its deal may not be over
             playing = services.deal_being_played(session, match)
             if [i for i in playing if i != match.id]:

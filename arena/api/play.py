@@ -2,7 +2,9 @@
 
 A person's seat is played from a browser page over the connect transport, like a bot
 that connects out; starting such a match gives one link per person's seat (its key in
-the link's fragment).  The match waits until every person has opened their link.
+the link's fragment).  The match waits until every person has opened their link.  A
+play match is the open arena's: a private event's bots are never offered nor seated
+(their matches are their event's, seen by its members only).
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import logging
 from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from arena import services
 from arena.api.common import BEARER, ApiBlueprint, bearer_token, config, database
@@ -21,7 +25,7 @@ from arena.api.schemas import (
     requested_options,
 )
 from arena.games import GAMES, POLICIES
-from arena.models import Bot
+from arena.models import Bot, Event
 from arena.services import people
 from arena.services.errors import MAX_ID, MAX_SEED
 from arena.worker import queue
@@ -104,6 +108,19 @@ class OpponentOut(Schema):
     policy = fields.String(allow_none=True)
 
 
+def private_bot_ids(session: Session, bot_ids: list[int]) -> set[int]:
+    """Those of ``bot_ids`` that play in a private event."""
+    if not bot_ids:
+        return set()
+    return set(
+        session.scalars(
+            select(Bot.id)
+            .join(Event, Event.id == Bot.event_id)
+            .where(Bot.id.in_(bot_ids), Event.visibility == "private")
+        )
+    )
+
+
 def _organiser() -> bool:
     """Whether the caller may seat any bot and rate the match: the organiser's token,
     or no organiser token configured (the local default).  Without that, /play must be
@@ -135,6 +152,11 @@ def create(data: dict[str, Any]) -> dict[str, Any]:
         raise services.ServiceError(403, "only the organiser may rate a match with people")
     options = requested_options(data)
     with database().session() as session:
+        wanted = [seat["bot_id"] for seat in data["seats"] if "bot_id" in seat]
+        private = sorted(private_bot_ids(session, wanted))
+        if private:
+            # as for a bot that does not exist (people's answer): a stranger learns nothing
+            raise services.ServiceError(400, f"no bot {private[0]}")
         made = people.create_play_match(
             session,
             game=data["game"],
@@ -176,6 +198,8 @@ def opponents(game_id: str) -> list[dict[str, Any]]:
     engine = services.game_engine(game_id)
     with database().session() as session:
         bots = people.playable_bots(session, engine.id)
+        private = private_bot_ids(session, [b.id for b in bots])
+        bots = [b for b in bots if b.id not in private]
         listed = [{"bot_id": b.id, "name": b.name, "kind": b.kind, "policy": None} for b in bots]
     house = [
         {"bot_id": None, "name": f"house {p}", "kind": "house", "policy": p}

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from arena.competition import formats
+from arena.competition import formats, grading
 from arena.competition.formats import DEALS
 from arena.games import GAMES
 from arena.models import (
@@ -124,6 +124,11 @@ def games_field(**kwargs: Any) -> fields.List:
 def id_field(**kwargs: Any) -> StrictInteger:
     """An id a request names: a whole number that can exist."""
     return StrictInteger(validate=validate.Range(min=1, max=MAX_ID), **kwargs)
+
+
+def query_id_field(**kwargs: Any) -> fields.Integer:
+    """An id in a query string, where every value is text (``?event_id=3``)."""
+    return fields.Integer(strict=False, validate=validate.Range(min=1, max=MAX_ID), **kwargs)
 
 
 # -- common ---------------------------------------------------------------------------------
@@ -276,7 +281,7 @@ class BotListArgsSchema(PageArgsSchema):
         validate=validate.Length(min=1, max=64),
         metadata={"description": "the owner is this (without case)"},
     )
-    event_id = id_field(
+    event_id = query_id_field(
         metadata={"description": "the bots of this event (default: every one you may see)"}
     )
 
@@ -454,6 +459,42 @@ class SprtSchema(Schema):
             raise ValidationError("elo1 must be greater than elo0.", "elo1")
 
 
+class PassRuleSchema(Schema):
+    """A qualifier's pass rule (``arena.competition.grading``): ``score`` (mean score
+    against the reference bots at least ``min_score``), ``consecutive`` (at least
+    ``wins`` wins in some ``of`` consecutive matches) or ``stop_rule`` (the stop rule,
+    ``sprt``, accepts H1)."""
+
+    kind = fields.String(required=True, validate=validate.OneOf(grading.RULE_KINDS))
+    min_score = fields.Float(
+        validate=validate.Range(min=0, max=1),
+        metadata={"description": "score: the mean score to reach, 0 to 1"},
+    )
+    wins = StrictInteger(
+        validate=validate.Range(min=1, max=MAX_MATCHES_PER_BOT),
+        metadata={"description": "consecutive: the wins needed"},
+    )
+    of = StrictInteger(
+        validate=validate.Range(min=1, max=MAX_MATCHES_PER_BOT),
+        metadata={"description": "consecutive: in this many consecutive matches"},
+    )
+
+    @validates_schema
+    def _fields_of_kind(self, data: dict[str, Any], **kwargs: Any) -> None:
+        takes = {"score": ("min_score",), "consecutive": ("wins", "of"), "stop_rule": ()}
+        own = takes.get(data.get("kind"), ())
+        errors = {
+            name: [f"Required by the {data['kind']} rule."] for name in own if name not in data
+        }
+        for name in ("min_score", "wins", "of"):
+            if name in data and name not in own:
+                errors[name] = [f"Not a field of the {data.get('kind')} rule."]
+        if errors:
+            raise ValidationError(errors)
+        if "wins" in own and data["wins"] > data["of"]:
+            raise ValidationError("wins cannot exceed of.", "wins")
+
+
 class GameRulesSchema(Schema):
     """The rules a match is played with, as a request gives them: a preset and options
     over it (``requested_options`` merges them)."""
@@ -549,6 +590,11 @@ class TournamentCreateSchema(GameRulesSchema):
         allow_none=True,
         metadata={"description": _format_field("sprt")},
     )
+    pass_rule = fields.Nested(
+        PassRuleSchema,
+        allow_none=True,
+        metadata={"description": _format_field("pass_rule")},
+    )
     seed = StrictInteger(load_default=None, validate=validate.Range(min=0, max=MAX_SEED))
     live_view = fields.String(
         load_default="public",
@@ -590,7 +636,7 @@ class TournamentCreateSchema(GameRulesSchema):
 class TournamentListArgsSchema(PageArgsSchema):
     game = fields.String(validate=validate.OneOf(sorted(GAMES)))
     status = fields.String(validate=validate.OneOf(TOURNAMENT_STATUSES))
-    event_id = id_field(metadata={"description": "the tournaments of this event"})
+    event_id = query_id_field(metadata={"description": "the tournaments of this event"})
 
 
 class ProgressSchema(Schema):
@@ -705,6 +751,12 @@ class TournamentSchema(Schema):
     games_per_pairing = fields.Integer(allow_none=True)
     matches_per_bot = fields.Integer(allow_none=True)
     sprt = fields.Nested(SprtSchema, allow_none=True)
+    pass_rule = fields.Nested(
+        PassRuleSchema, allow_none=True, metadata={"description": "a qualifier's pass rule"}
+    )
+    cloned_from = fields.Integer(
+        allow_none=True, metadata={"description": "a final run: the tournament it was cloned from"}
+    )
     balance = fields.Nested(BalanceSchema, allow_none=True)
     seed = fields.Integer(
         allow_none=True,
@@ -748,6 +800,97 @@ class TournamentDetailSchema(TournamentSchema):
     sprt_status = fields.Nested(SprtStatusSchema, allow_none=True)
 
 
+class GradeRowSchema(Schema):
+    tournament_id = fields.Integer()
+    bot_id = fields.Integer()
+    bot = fields.String()
+    account = fields.String(allow_none=True, metadata={"description": "its account's name"})
+    grade = fields.String(metadata={"description": "pass, fail or pending"})
+    rule = fields.String(metadata={"description": "the pass rule in words"})
+    matches = fields.Integer(metadata={"description": "matches played"})
+    remaining = fields.Integer(metadata={"description": "matches still to play"})
+    wins = fields.Integer(metadata={"description": "first place alone; a forfeit is a loss"})
+    score = fields.Float(
+        allow_none=True,
+        metadata={"description": "mean score: points over opponents per match, 0 to 1"},
+    )
+    best_window = fields.String(
+        allow_none=True,
+        metadata={"description": "consecutive rule: wins/matches of the best run"},
+    )
+    reason = fields.String(metadata={"description": "the grade's reason in words"})
+    evidence = fields.String(
+        metadata={
+            "description": "the deciding match ids, space-separated (the best run for the "
+            "consecutive rule, else every match played)"
+        }
+    )
+
+
+class VersionRowSchema(Schema):
+    bot_id = fields.Integer()
+    bot = fields.String()
+    version = fields.String(allow_none=True, metadata={"description": "null: none declared"})
+    matches = fields.Integer()
+    points = fields.Float(
+        metadata={"description": "1 per opponent ranked below, 1/2 per opponent ranked equal"}
+    )
+    points_per_match = fields.Float()
+    wins = fields.Integer()
+    mean_rank = fields.Float()
+    mean_score = fields.Float(metadata={"description": "points over opponents per match"})
+    forfeits = fields.Integer()
+    first_played = fields.DateTime(allow_none=True)
+    last_played = fields.DateTime(allow_none=True)
+
+
+class BotVersionSchema(Schema):
+    version = fields.String(
+        allow_none=True,
+        metadata={"description": "as declared when the match started (null: none declared)"},
+    )
+    matches = fields.Integer(metadata={"description": "finished matches played with it"})
+    wins = fields.Integer(metadata={"description": "first place alone"})
+    mean_score = fields.Float(
+        allow_none=True, metadata={"description": "points over opponents per match, 0 to 1"}
+    )
+    forfeits = fields.Integer()
+    first_played = fields.DateTime(allow_none=True)
+    last_played = fields.DateTime(allow_none=True)
+
+
+class TournamentFinalSchema(Schema):
+    """How many more matches a final run plays: one of the three."""
+
+    matches_factor = StrictInteger(
+        validate=validate.Range(min=2, max=100),
+        metadata={"description": "the original's games_per_pairing or matches_per_bot times this"},
+    )
+    games_per_pairing = StrictInteger(
+        validate=validate.Range(min=1, max=1000),
+        metadata={"description": "round robin: the final's games per pairing"},
+    )
+    matches_per_bot = StrictInteger(
+        validate=validate.Range(min=1, max=MAX_MATCHES_PER_BOT),
+        metadata={"description": "the other formats: the final's matches per bot"},
+    )
+
+    @validates_schema
+    def _one(self, data: dict[str, Any], **kwargs: Any) -> None:
+        given = [k for k in ("matches_factor", "games_per_pairing", "matches_per_bot") if k in data]
+        if len(given) != 1:
+            raise ValidationError(
+                "Give one of matches_factor, games_per_pairing or matches_per_bot."
+            )
+
+
+class StandingsArgsSchema(Schema):
+    by = fields.String(
+        validate=validate.OneOf(["version"]),
+        metadata={"description": "version: one row per bot and version it declared"},
+    )
+
+
 class TournamentDetailArgsSchema(Schema):
     crosstable = fields.Boolean(
         load_default=True,
@@ -780,6 +923,10 @@ class SeatSchema(Schema):
     faults = fields.Dict(
         allow_none=True,
         metadata={"description": "count, kinds (count by kind) and the first fault's cause"},
+    )
+    version = fields.String(
+        allow_none=True,
+        metadata={"description": "the version the bot declared when the match started"},
     )
 
 
@@ -1146,3 +1293,70 @@ class RosterRowSchema(Schema):
     )
     version = fields.String(allow_none=True, metadata={"description": "the version it declares"})
     matches = fields.Integer(allow_none=True, metadata={"description": "matches played"})
+    qualifier_id = fields.Integer(
+        allow_none=True,
+        metadata={
+            "description": "the event's latest qualifier (the grade columns: its organisers "
+            "see every row's, a contestant their own rows' only)"
+        },
+    )
+    grade = fields.String(
+        allow_none=True, metadata={"description": "pass, fail or pending in that qualifier"}
+    )
+    grade_matches = fields.Integer(allow_none=True, metadata={"description": "matches graded"})
+    grade_score = fields.Float(allow_none=True, metadata={"description": "mean score, 0 to 1"})
+
+
+# -- exports: flat tables, the JSON answer and its CSV alike (arena.api.exports) -------------
+class LeaderboardArgsSchema(Schema):
+    game = fields.String(
+        validate=validate.OneOf(sorted(GAMES)),
+        metadata={"description": "one of the event's games (default: every one)"},
+    )
+
+
+class LeaderboardExportRowSchema(Schema):
+    game = fields.String()
+    rank = fields.Integer(metadata={"description": "1 for the best Elo of the game"})
+    bot_id = fields.Integer()
+    bot = fields.String()
+    owner = fields.String()
+    elo = fields.Float()
+    matches = fields.Integer(metadata={"description": "rated matches played"})
+    fitted_rating = fields.Float(allow_none=True, metadata={"description": "null: not fitted"})
+    fitted_low = fields.Float(allow_none=True, metadata={"description": "its 95% interval"})
+    fitted_high = fields.Float(allow_none=True)
+
+
+class StandingRowSchema(Schema):
+    rank = fields.Integer(metadata={"description": "1 for the best"})
+    bot_id = fields.Integer()
+    bot = fields.String()
+    matches = fields.Integer()
+    points = fields.Float(
+        metadata={"description": "1 per opponent ranked below, 1/2 per opponent ranked equal"}
+    )
+    points_per_match = fields.Float(allow_none=True)
+    wins = fields.Integer()
+    mean_rank = fields.Float(allow_none=True)
+    challenger = fields.Boolean(metadata={"description": "a gauntlet's challenger"})
+    faults = fields.Integer()
+    struck_out = fields.Integer()
+    forfeits = fields.Integer()
+    deals = fields.Integer(
+        allow_none=True, metadata={"description": "duplicate deals only: complete deals"}
+    )
+    par_per_deal = fields.Float(
+        allow_none=True,
+        metadata={"description": "duplicate deals only: points above par per complete deal"},
+    )
+
+
+class CrosstableRowSchema(Schema):
+    bot_id = fields.Integer()
+    bot = fields.String()
+    opponent_id = fields.Integer()
+    opponent = fields.String()
+    wins = fields.Integer(metadata={"description": "matches the bot ranked above the opponent"})
+    draws = fields.Integer()
+    losses = fields.Integer()

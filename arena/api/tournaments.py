@@ -1,16 +1,22 @@
 """``/api/tournaments``: tournaments in any format of ``arena.competition.formats``
-(``/api/formats`` lists them), their progress, standings, crosstable and stop rule."""
+(``/api/formats`` lists them), their progress, standings, crosstable and stop rule; the
+standings and the crosstable also as flat tables (``standings``, ``crosstable``: JSON
+rows, and the same as CSV; ``standings?by=version``: split by the version each bot
+declared); a qualifier's grades (``grades``, ``grades.csv``); a final run of a
+tournament (``final``: the same, with more matches)."""
 
 from __future__ import annotations
 
 import logging
 from typing import Any
 
+from flask import jsonify
 from flask.views import MethodView
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
 from arena import services
+from arena.api import exports
 from arena.api.common import (
     BEARER,
     PAGINATION_HEADERS_DOC,
@@ -22,17 +28,23 @@ from arena.api.common import (
     paged,
 )
 from arena.api.schemas import (
+    CrosstableRowSchema,
+    GradeRowSchema,
+    StandingRowSchema,
+    StandingsArgsSchema,
     TournamentCreateSchema,
     TournamentDetailArgsSchema,
     TournamentDetailSchema,
+    TournamentFinalSchema,
     TournamentListArgsSchema,
     TournamentSchema,
+    VersionRowSchema,
     requested_options,
 )
 from arena.competition import standings
 from arena.models import Tournament
 from arena.relay import sessions
-from arena.services import events, people
+from arena.services import events, grading, people, versions
 from arena.worker import queue
 
 log = logging.getLogger(__name__)
@@ -198,3 +210,169 @@ def cancel(tournament_id: int) -> dict[str, Any]:
         services.cancel_tournament(session, tournament, config().pause_after_forfeits)
         session.flush()
         return _detail(session, tournament)
+
+
+@blp.route("/<int:tournament_id>/final", methods=["POST"])
+@blp.arguments(TournamentFinalSchema)
+@blp.response(201, TournamentDetailSchema)
+@blp.doc(security=BEARER)
+def final(data: dict[str, Any], tournament_id: int) -> dict[str, Any]:
+    """Start a final run of a tournament (whoever may start it: ``check_starts``)
+
+    A new tournament with the same entrants, game, options, format, deal, event, stop
+    rule and pass rule, a new seed and more matches: ``matches_factor`` times its
+    ``games_per_pairing`` (round robin) or ``matches_per_bot``, or the count given.  It
+    is named "<name> (final)" and its ``cloned_from`` is this one; its matches are queued
+    after the commit, as a new tournament's.
+    """
+    with database().session() as session:
+        original = _visible_tournament(session, tournament_id)
+        check_starts(session, original.event_id)
+        tournament, match_ids = services.create_final(session, config(), original, **data)
+        body = _detail(session, tournament)
+    try:
+        queue.enqueue_matches(config(), match_ids)
+    except Exception:
+        log.exception("tournament %s: enqueueing its matches failed", body["id"])
+    return body
+
+
+GRADE_COLUMNS = tuple(GradeRowSchema().fields)
+
+
+@blp.route("/<int:tournament_id>/grades")
+@blp.response(200, GradeRowSchema(many=True))
+def grades_json(tournament_id: int) -> list[dict[str, Any]]:
+    """A qualifier's grades: per challenger pass, fail or pending under its pass rule,
+    with the evidence (matches, wins, score, best run, the deciding match ids); 404 for a
+    tournament without a pass rule (``grades.csv``: the same table)"""
+    with database().session() as session:
+        return grading.tournament_grades(session, _visible_tournament(session, tournament_id))
+
+
+@blp.route("/<int:tournament_id>/grades.csv")
+@blp.response(200, {"format": "binary", "type": "string"}, content_type="text/csv")
+def grades_csv(tournament_id: int) -> Any:
+    """A qualifier's grades as CSV (the columns and rows of ``grades``)"""
+    with database().session() as session:
+        rows = grading.tournament_grades(session, _visible_tournament(session, tournament_id))
+    return exports.csv_response(
+        GradeRowSchema(many=True).dump(rows),
+        GRADE_COLUMNS,
+        f"tournament-{tournament_id}-grades.csv",
+    )
+
+
+VERSION_COLUMNS = tuple(VersionRowSchema().fields)
+
+
+def version_rows(session: Session, tournament_id: int) -> list[dict[str, Any]]:
+    """The standings split by version, as the answer writes them (JSON and CSV alike)."""
+    tournament = _visible_tournament(session, tournament_id)
+    return VersionRowSchema(many=True).dump(versions.tournament_versions(session, tournament))
+
+
+# -- flat tables: the standings and the crosstable as JSON rows and as CSV ------------------
+STANDING_COLUMNS = tuple(StandingRowSchema().fields)
+CROSSTABLE_COLUMNS = tuple(CrosstableRowSchema().fields)
+
+
+def _visible_tournament(session: Session, tournament_id: int) -> Tournament:
+    tournament = services.get_tournament(session, tournament_id)
+    events.check_visible(
+        session, current_caller(session), tournament.event_id, f"tournament {tournament_id}"
+    )
+    return tournament
+
+
+def standing_rows(session: Session, tournament: Tournament) -> list[dict[str, Any]]:
+    """The standings as flat rows, best first, numbered by ``rank``: every export of the
+    standings (JSON and CSV) is built here.  ``deals`` and ``par_per_deal`` are null
+    unless the deals are duplicate."""
+    return [
+        {
+            "rank": rank,
+            "bot": row["name"],
+            "deals": None,
+            "par_per_deal": None,
+            **{k: v for k, v in row.items() if k != "name"},
+        }
+        for rank, row in enumerate(standings.standings(session, tournament), start=1)
+    ]
+
+
+def crosstable_rows(session: Session, tournament: Tournament) -> list[dict[str, Any]]:
+    """One row per pair of bots that met (each pair twice: from either side), by bot
+    then opponent id."""
+    table = standings.crosstable(session, tournament)
+    names = {bot["id"]: bot["name"] for bot in table["bots"]}
+    return [
+        {
+            "bot_id": bot_id,
+            "bot": names.get(bot_id),
+            "opponent_id": opponent_id,
+            "opponent": names.get(opponent_id),
+            **cell,
+        }
+        for bot_id, row in sorted((int(k), v) for k, v in table["cells"].items())
+        for opponent_id, cell in sorted((int(k), v) for k, v in row.items())
+    ]
+
+
+@blp.route("/<int:tournament_id>/standings")
+@blp.arguments(StandingsArgsSchema, location="query")
+@blp.response(200, StandingRowSchema(many=True))
+def standings_json(query: dict[str, Any], tournament_id: int) -> Any:
+    """The standings as one flat row per bot, best first (``standings.csv``: the same
+    table)
+
+    ``by=version``: one row per bot and version it declared as its matches started
+    (``VersionRow``: bot_id, bot, version, matches, points, wins, mean rank and score,
+    first and last played), by bot name, then first played.
+    """
+    with database().session() as session:
+        if query.get("by") == "version":
+            return jsonify(version_rows(session, tournament_id))
+        return standing_rows(session, _visible_tournament(session, tournament_id))
+
+
+@blp.route("/<int:tournament_id>/standings.csv")
+@blp.arguments(StandingsArgsSchema, location="query")
+@blp.response(200, {"format": "binary", "type": "string"}, content_type="text/csv")
+def standings_csv(query: dict[str, Any], tournament_id: int) -> Any:
+    """The standings as CSV (the columns and rows of ``standings``, ``by=version`` too)"""
+    with database().session() as session:
+        if query.get("by") == "version":
+            return exports.csv_response(
+                version_rows(session, tournament_id),
+                VERSION_COLUMNS,
+                f"tournament-{tournament_id}-standings-by-version.csv",
+            )
+        rows = standing_rows(session, _visible_tournament(session, tournament_id))
+    return exports.csv_response(
+        StandingRowSchema(many=True).dump(rows),
+        STANDING_COLUMNS,
+        f"tournament-{tournament_id}-standings.csv",
+    )
+
+
+@blp.route("/<int:tournament_id>/crosstable")
+@blp.response(200, CrosstableRowSchema(many=True))
+def crosstable_json(tournament_id: int) -> list[dict[str, Any]]:
+    """The crosstable as flat rows: each bot's wins, draws and losses against each
+    opponent it met (``crosstable.csv``: the same table)"""
+    with database().session() as session:
+        return crosstable_rows(session, _visible_tournament(session, tournament_id))
+
+
+@blp.route("/<int:tournament_id>/crosstable.csv")
+@blp.response(200, {"format": "binary", "type": "string"}, content_type="text/csv")
+def crosstable_csv(tournament_id: int) -> Any:
+    """The crosstable as CSV (the columns and rows of ``crosstable``)"""
+    with database().session() as session:
+        rows = crosstable_rows(session, _visible_tournament(session, tournament_id))
+    return exports.csv_response(
+        CrosstableRowSchema(many=True).dump(rows),
+        CROSSTABLE_COLUMNS,
+        f"tournament-{tournament_id}-crosstable.csv",
+    )

@@ -11,10 +11,10 @@ import re
 import secrets
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, object_session
 
 from arena.config import Config
-from arena.models import Bot
+from arena.models import Bot, Event
 from arena.services.errors import ServiceError
 
 # a signing secret its owner chooses: printable ASCII without spaces (it goes on a command
@@ -135,15 +135,18 @@ def caller(
         found = accounts.account_for_token(session, token)
         if found is not None:
             return accounts.account_caller(session, found)
-        bot_id = session.scalar(
-            select(Bot.id).where(Bot.owner_token_hash == hash_token(token)).limit(1)
-        )
-        if bot_id is None:
+        owned = session.execute(
+            select(Bot.id, Bot.event_id).where(Bot.owner_token_hash == hash_token(token)).limit(1)
+        ).first()
+        if owned is None:
             raise ServiceError(
                 401,
                 "the token is not valid: not an account's, a bot's owner token or the organiser's",
             )
-        return Caller(bot_id=bot_id)
+        # a private event's bot is its owner's to read: its token reads the event as the
+        # member who registered it does
+        event = frozenset() if owned.event_id is None else frozenset({owned.event_id})
+        return Caller(bot_id=owned.id, joined=event)
     if account_id is not None:
         found = accounts.get_account(session, account_id, missing=None)
         if found is not None:
@@ -162,9 +165,18 @@ def check_admin(config: Config, who: Caller) -> None:
 
 
 def check_manages(who: Caller, bot: Bot) -> None:
-    """401 without a credential, 403 for one that does not manage the bot."""
+    """401 without a credential, 403 for one that does not manage the bot; 404 for anyone
+    who may not see it (a private event's bot: its existence is not told)."""
     if who.manages(bot):
         return
+    session = object_session(bot)
+    event = (
+        session.get(Event, bot.event_id)
+        if session is not None and bot.event_id is not None
+        else None
+    )
+    if event is not None and not who.sees_event(event.id, event.visibility):
+        raise ServiceError(404, f"no bot {bot.id}")
     if who.anonymous:
         raise ServiceError(
             401,

@@ -27,6 +27,7 @@ from arena.models import (
 )
 from arena.services.access import Caller, check_admin, hash_token, new_token
 from arena.services.errors import MAX_ID, ServiceError
+from arena.services.events import typed_join_code
 
 PASSWORD_MIN_LENGTH = 10
 PASSWORD_MAX_LENGTH = 200  # argon2 takes any length; a bound keeps a request cheap
@@ -102,7 +103,7 @@ def revoke_token(session: Session, account: Account, token_id: int) -> None:
 
 
 def event_by_code(session: Session, join_code: str) -> Event:
-    event = session.scalar(select(Event).where(Event.join_code == join_code.strip()))
+    event = session.scalar(select(Event).where(Event.join_code == typed_join_code(join_code)))
     if event is None:
         raise ServiceError(400, "no event has this join code")
     return event

@@ -141,6 +141,8 @@ def connect_info(bot: Bot, info: Any, session: Session | None = None) -> dict[st
     if (
         session is not None
         and bot.event_id is not None
+        # a bot that never said its version before the freeze is pinned by its first
+        and pinned is not None
         and kept.get("version") != pinned
         and events.is_frozen(session.get(Event, bot.event_id))
     ):
@@ -244,7 +246,8 @@ def register_bot(
     event = None
     if who.account_id is None and not who.admin and not config.open_registration:
         raise ServiceError(
-            401, "registering a bot needs an account here: log in, or give its API token"
+            401 if who.anonymous else 403,
+            "registering a bot needs an account here: log in, or give its API token",
         )
     if owner is None:
         if who.name is None:
@@ -268,6 +271,9 @@ def register_bot(
     else:
         # the network first: the database is not touched (no lock held) while it answers
         info = fetch_bot_info(config, endpoint, info_fetcher)
+        if event is not None and games is None:
+            # an event's bot plays what the event plays, of what it declares
+            games = sorted(set(info["games"]) & set(event.games)) or sorted(event.games)
         registered = _registered_games(info["games"], games)
     _check_name_free(session, name)
     owner_token = new_token()
@@ -343,6 +349,8 @@ def update_bot(
         raise ServiceError(409, f"bot {bot.id} is deleted")
     if endpoint is not None or connect is not None:
         events.check_not_frozen(session, who, bot, "endpoint or transport")
+    if endpoint is not None and bot.event_id is not None:
+        events.check_endpoint_free(session, bot.event_id, endpoint, bot.id)
     _check_status_right(who, bot, status)
     if bot.kind != "bot":
         raise ServiceError(409, f"bot {bot.id} is a {bot.kind}'s seat, not a program to change")
@@ -505,7 +513,10 @@ def delete_bot(session: Session, bot: Bot, pause_after: int = 3) -> None:
 def attach_bot(session: Session, who: Caller, bot: Bot, owner_token: str) -> None:
     """The account signed in takes the bot whose owner token it shows."""
     if who.account_id is None:
-        raise ServiceError(401, "attaching a bot needs an account: log in, or give its API token")
+        raise ServiceError(
+            401 if who.anonymous else 403,
+            "attaching a bot needs an account: log in, or give its API token",
+        )
     if bot.status == "deleted":
         raise ServiceError(409, f"bot {bot.id} is deleted")
     if not token_matches(owner_token, bot.owner_token_hash):

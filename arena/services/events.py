@@ -18,11 +18,20 @@ from arena.models import EVENT_VISIBILITIES, Bot, Event, EventMember, aware, utc
 from arena.services.access import Caller
 from arena.services.errors import MAX_ID, ServiceError
 
-JOIN_CODE_BYTES = 6  # 8 characters of base64: typed from a board by a class
+# a join code is read from a board and typed by a class: capitals and digits without the
+# look-alikes (0/O, 1/I/L, 5/S, 2/Z, 8/B); 8 of 25 symbols are 1.5e11 codes, and sign-up
+# is rate limited
+JOIN_CODE_ALPHABET = "34679ACDEFGHJKMNPQRTUVWXY"
+JOIN_CODE_LENGTH = 8
 
 
 def new_join_code() -> str:
-    return secrets.token_urlsafe(JOIN_CODE_BYTES).replace("-", "x").replace("_", "y")
+    return "".join(secrets.choice(JOIN_CODE_ALPHABET) for _ in range(JOIN_CODE_LENGTH))
+
+
+def typed_join_code(text: str) -> str:
+    """A join code as a person typed it: without case and spaces."""
+    return "".join(text.split()).upper()
 
 
 def _check_games(games: Sequence[str]) -> list[str]:
@@ -176,7 +185,8 @@ def check_can_enter(
     the event."""
     if who.account_id is None and not who.admin:
         raise ServiceError(
-            401, "a bot enters an event from its owner's account: log in or give its token"
+            401 if who.anonymous else 403,
+            "a bot enters an event from its owner's account: log in or give its token",
         )
     if not who.admin and event.id not in who.joined:
         raise ServiceError(403, f"join event {event.id} first (with its join code)")
@@ -203,13 +213,24 @@ def check_can_enter(
             400, f"event {event.id} plays {', '.join(event.games)}, not {', '.join(other)}"
         )
     if endpoint is not None:
-        taken = session.scalar(
-            select(Bot.id).where(
-                Bot.event_id == event.id, Bot.endpoint == endpoint, Bot.status != "deleted"
-            )
+        check_endpoint_free(session, event.id, endpoint)
+
+
+def check_endpoint_free(
+    session: Session, event_id: int, endpoint: str, bot_id: int | None = None
+) -> None:
+    """409 when another bot of the event (not ``bot_id``) has this endpoint: one program
+    entered twice would play against itself."""
+    taken = session.scalar(
+        select(Bot.id).where(
+            Bot.event_id == event_id,
+            Bot.endpoint == endpoint,
+            Bot.status != "deleted",
+            Bot.id != (bot_id or 0),
         )
-        if taken is not None:
-            raise ServiceError(409, f"bot {taken} of event {event.id} already has this endpoint")
+    )
+    if taken is not None:
+        raise ServiceError(409, f"bot {taken} of event {event_id} already has this endpoint")
 
 
 def check_not_frozen(session: Session, who: Caller, bot: Bot, what: str) -> None:

@@ -20,6 +20,7 @@ from arena.models import (
     Tournament,
 )
 from arena.services.errors import MAX_ID, ServiceError
+from arena.services.events import not_hidden
 
 
 def leaderboard(session: Session, game: str, event_id: int | None = None) -> list[dict[str, Any]]:
@@ -114,12 +115,15 @@ def list_matches(
     statuses: Sequence[str] | None = None,
     tournament_id: int | None = None,
     bot_id: int | None = None,
+    hidden_events: Sequence[int] = (),
     page: int = 1,
     page_size: int = 20,
 ) -> tuple[list[Match], int]:
     """One page of matches, newest first (seats and their bots loaded), and the number of
-    matches that fit the filters (``statuses``: any of them)."""
-    query = select(Match)
+    matches that fit the filters (``statuses``: any of them); the matches of
+    ``hidden_events`` (``events.hidden_event_ids``: private events the reader is not in)
+    are left out."""
+    query = select(Match).where(not_hidden(Match.event_id, hidden_events))
     if game is not None:
         query = query.where(Match.game == game)
     if status is not None:

@@ -3,14 +3,16 @@ matches (filtered by status, ``?status=``: by default every one but cancelled) a
 only the pages show, read here and drawn as inline SVG on the server
 (``arena.web.charts``: no script): its rating history, results by opponent and faults by
 kind.  A bot's endpoint is on no page: only its owner and the organiser see it, through
-the API."""
+the API.  A private event's bots are for its members: the list leaves them out, and to
+anyone else their pages do not exist (404); an event's bot is ranked in its event's
+leaderboards."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from flask import abort, render_template, request
-from sqlalchemy import case, func, select
+from sqlalchemy import String, case, cast, func, select
 from sqlalchemy.orm import Session, aliased
 
 from arena import services
@@ -20,22 +22,28 @@ from arena.models import (
     MATCH_STATUSES,
     Bot,
     BotSession,
+    Event,
     FittedRating,
     Match,
     MatchSeat,
     Rating,
     RatingChange,
+    bot_name_key,
 )
 from arena.relay import sessions
+from arena.services import events, versions
 from arena.web import charts
 from arena.web.pages.common import (
     FINISHED,
     LIST_PAGE,
     bp,
+    check_visible,
     database,
     game_rows,
     game_title,
+    hidden_events,
     paginate,
+    reader,
 )
 from arena.web.pages.ratings import sorted_leaderboard
 
@@ -49,7 +57,12 @@ FILTER_ORDER = ("finished", "running", "queued", "failed", "cancelled")
 @bp.get("/bots")
 def bots() -> str:
     with database().session() as session:
-        listed = select(Bot).where(Bot.status != "deleted", Bot.kind != "person")
+        listed = select(Bot).where(
+            Bot.status != "deleted",
+            Bot.kind != "person",
+            events.not_hidden(Bot.event_id, hidden_events(session)),
+        )
+        listed, search = _search(listed)
         pager = paginate(
             session.scalar(select(func.count()).select_from(listed.subquery())) or 0, LIST_PAGE
         )
@@ -59,12 +72,62 @@ def bots() -> str:
             )
         )
         played = services.played_by_bot(session, [b.id for b in rows])
-        return render_template("bots.html", bots=rows, played=played, pager=pager)
+        return render_template(
+            "bots.html",
+            bots=rows,
+            played=played,
+            pager=pager,
+            search=search,
+            games=game_rows(),
+            statuses=LISTED_STATUSES,
+        )
+
+
+# the list's search (GET arguments, kept from page to page): the name contains ``q``, the
+# owner contains ``owner`` (both without case), it plays ``game``, its ``status``
+LISTED_STATUSES = ("active", "paused", "disabled")
+
+
+def _search(listed: Any) -> tuple[Any, dict[str, str]]:
+    """The bot list's query narrowed by the search, and the search as understood (an
+    unknown game or status is no filter)."""
+    wanted = {k: request.args.get(k, "").strip()[:64] for k in ("q", "owner", "game", "status")}
+    if wanted["q"]:
+        listed = listed.where(Bot.name_key.contains(bot_name_key(wanted["q"]), autoescape=True))
+    if wanted["owner"]:
+        owner = wanted["owner"].lower()
+        listed = listed.where(func.lower(Bot.owner).contains(owner, autoescape=True))
+    if wanted["game"] in GAMES:
+        # games is a JSON list of ids: its text holds the id in quotes (portable, no JSON
+        # operators), and the count and the page stay one query each
+        listed = listed.where(cast(Bot.games, String).contains(f'"{wanted["game"]}"'))
+    else:
+        wanted["game"] = ""
+    if wanted["status"] in LISTED_STATUSES:
+        listed = listed.where(Bot.status == wanted["status"])
+    else:
+        wanted["status"] = ""
+    return listed, wanted
 
 
 @bp.get("/bots/register")
 def bot_register() -> str:
-    return render_template("bot_register.html", games=game_rows())
+    with database().session() as session:
+        who = reader(session)
+        # signed in: the owner is the account and the bot may enter one of its events
+        joined = list(
+            session.scalars(
+                select(Event).where(Event.id.in_(sorted(who.joined))).order_by(Event.name)
+            )
+        )
+        chosen = request.args.get("event_id", type=int)
+        return render_template(
+            "bot_register.html",
+            games=game_rows(),
+            account=who.name if who.account_id is not None else None,
+            joined=joined,
+            chosen=chosen,
+        )
 
 
 @bp.get("/bots/<int:bot_id>")
@@ -73,9 +136,10 @@ def bot(bot_id: int) -> str:
         found = session.get(Bot, bot_id)
         if found is None:
             abort(404, f"There is no bot {bot_id}.")
+        check_visible(session, found.event_id, f"bot {bot_id}")
         ratings = []
         for game in game_rows():
-            board = sorted_leaderboard(session, game["id"])
+            board = sorted_leaderboard(session, game["id"], found.event_id)
             for position, row in enumerate(board, start=1):
                 if row["bot_id"] == bot_id:
                     ratings.append({"game": game, "row": row, "rank": position, "of": len(board)})
@@ -105,11 +169,25 @@ def bot(bot_id: int) -> str:
             shown=shown,
             pager=pager,
             faults=services.recent_faults(session, bot_id),
+            versions=versions.bot_versions(session, bot_id),
             connection=(
                 sessions.presence(session.get(BotSession, bot_id)) if found.connect else None
             ),
+            **_powers(session, found),
             **_bot_charts(session, found),
         )
+
+
+def _powers(session: Session, bot: Bot) -> dict[str, Any]:
+    """What the bot page offers its reader: its event, and for those who manage the bot
+    (its owner's account or token, its event's organisers, the admin) the buttons to
+    rename, activate, delete and reset its owner token; to its event's organisers, pause."""
+    who = reader(session)
+    return {
+        "event": session.get(Event, bot.event_id) if bot.event_id is not None else None,
+        "manages": who.manages(bot),
+        "pauses": who.organises_event(bot.event_id),
+    }
 
 
 def _status_filter() -> tuple[str, tuple[str, ...]]:

@@ -17,7 +17,7 @@ import json
 import math
 from typing import Any
 
-from flask import Blueprint, Response, current_app, render_template, request, url_for
+from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
@@ -27,8 +27,10 @@ from arena.competition import formats
 from arena.config import Config
 from arena.db import Database
 from arena.games import GAMES
+from arena.logins import current_caller
 from arena.match.faults import describe_fault, seat_fault_reason
 from arena.models import MATCH_PLAYED, Match, MatchSeat, Tournament
+from arena.services import events
 
 bp = Blueprint("web", __name__)
 
@@ -71,6 +73,30 @@ def matches_query() -> Any:
 
 def progress_by_id(session: Session, tournaments: list[Tournament]) -> dict[int, dict[str, int]]:
     return {t.id: services.tournament_progress(session, t) for t in tournaments}
+
+
+# -- who reads a page: a private event's things are its members' ---------------------------
+def reader(session: Session) -> services.Caller:
+    """The page's reader (``arena.logins.current_caller``: its login session, or a bearer
+    token); a token that is no one's is told, as the API tells it."""
+    try:
+        return current_caller(session)
+    except services.ServiceError as exc:
+        abort(exc.status, exc.message)
+
+
+def hidden_events(session: Session) -> list[int]:
+    """The private events the page's reader is not in: what its lists leave out."""
+    return events.hidden_event_ids(session, reader(session))
+
+
+def check_visible(session: Session, event_id: int | None, what: str) -> None:
+    """The 404 page for a thing (``what``: "bot 3") of a private event the reader is not
+    in: to them it does not exist."""
+    try:
+        events.check_visible(session, reader(session), event_id, what)
+    except services.ServiceError:
+        abort(404, f"There is no {what}.")
 
 
 # -- pages of long lists ------------------------------------------------------------------

@@ -8,7 +8,15 @@ from sqlalchemy import func, select
 
 from arena import services
 from arena.models import Bot, Tournament
-from arena.web.pages.common import FINISHED, bp, database, game_rows, progress_by_id
+from arena.services import events
+from arena.web.pages.common import (
+    FINISHED,
+    bp,
+    database,
+    game_rows,
+    hidden_events,
+    progress_by_id,
+)
 from arena.web.viewer import drawing_path
 
 LATEST = 10  # rows of the overview's lists
@@ -17,12 +25,24 @@ LATEST = 10  # rows of the overview's lists
 @bp.get("/")
 def index() -> str:
     with database().session() as session:
+        hidden = hidden_events(session)  # a private event's are its members'
         tournaments = list(
-            session.scalars(select(Tournament).order_by(Tournament.id.desc()).limit(LATEST))
+            session.scalars(
+                select(Tournament)
+                .where(events.not_hidden(Tournament.event_id, hidden))
+                .order_by(Tournament.id.desc())
+                .limit(LATEST)
+            )
         )
         # the latest results: queued and cancelled matches would hide them
-        matches, _ = services.list_matches(session, status=FINISHED, page_size=LATEST)
-        bots = session.scalar(select(func.count()).select_from(Bot).where(Bot.status != "deleted"))
+        matches, _ = services.list_matches(
+            session, status=FINISHED, page_size=LATEST, hidden_events=hidden
+        )
+        bots = session.scalar(
+            select(func.count())
+            .select_from(Bot)
+            .where(Bot.status != "deleted", events.not_hidden(Bot.event_id, hidden))
+        )
         return render_template(
             "index.html",
             games=game_rows(),

@@ -1,6 +1,7 @@
 """A match's page: its result, and its replay viewer once its deal is over (a match
 whose deal is still being played elsewhere, ``services.deals_being_played``, shows its
-result, not its seed, replay or cards); followed live while it is played."""
+result, not its seed, replay or cards); followed live while it is played.  A private
+event's match is for its members: to anyone else it does not exist (404)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from arena.models import MATCH_OPEN, Match, Replay
 from arena.web.pages.common import (
     FINISHED,
     bp,
+    check_visible,
     database,
     matches_query,
     not_modified,
@@ -29,6 +31,7 @@ def match(match_id: int) -> Response:
         found = session.scalar(matches_query().where(Match.id == match_id))
         if found is None:
             abort(404, f"There is no match {match_id}.")
+        check_visible(session, found.event_id, f"match {match_id}")
         # the other matches of its deal still to be played: while there are any, its
         # seed, replay and cards stay hidden (its result is shown)
         playing = services.deal_being_played(session, found)

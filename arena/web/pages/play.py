@@ -10,6 +10,7 @@ import time
 from flask import abort, render_template
 from sqlalchemy import select
 
+from arena.api.play import private_bot_ids
 from arena.games import GAMES, POLICIES
 from arena.models import Bot, Match, MatchSeat
 from arena.services import people
@@ -30,7 +31,9 @@ def play_game(game_id: str) -> str:
     if game is None:
         abort(404, f"There is no game {game_id}.")
     with database().session() as session:
-        bots = [(b.id, b.name) for b in people.playable_bots(session, game.id)]
+        playable = people.playable_bots(session, game.id)
+        private = private_bot_ids(session, [b.id for b in playable])  # never offered
+        bots = [(b.id, b.name) for b in playable if b.id not in private]
     return render_template(
         "play.html",
         game=game,

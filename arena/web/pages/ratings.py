@@ -1,5 +1,6 @@
 """The leaderboards: every game's best five, and one game's with each fitted rating's
-interval drawn as a bar (``arena.web.charts``)."""
+interval drawn as a bar (``arena.web.charts``).  These are the open arena's: an event's
+bots are ranked among their event's only (events never mix)."""
 
 from __future__ import annotations
 
@@ -21,9 +22,13 @@ def leaderboards() -> str:
         return render_template("leaderboards.html", boards=boards)
 
 
-def sorted_leaderboard(session: Session, game_id: str) -> list[dict[str, Any]]:
-    """The service's rows, best Elo first (ties keep the service's order)."""
-    return sorted(services.leaderboard(session, game_id), key=lambda row: -row["elo"])
+def sorted_leaderboard(
+    session: Session, game_id: str, event_id: int | None = None
+) -> list[dict[str, Any]]:
+    """The service's rows of the open arena (``event_id`` None) or of one event, best Elo
+    first (ties keep the service's order)."""
+    rows = services.leaderboard(session, game_id, event_id=event_id)
+    return sorted(rows, key=lambda row: -row["elo"])
 
 
 @bp.get("/leaderboard/<game_id>")

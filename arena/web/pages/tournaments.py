@@ -2,7 +2,10 @@
 come from ``GET /api/formats``, its games' options embedded in the page), and a
 tournament's page: its format in words (``arena.competition.formats``), progress, standings,
 crosstable and a gauntlet's stop rule from ``arena.competition.standings`` (rows kept as each match
-finishes), and its matches in schedule order."""
+finishes), a qualifier's grades (``arena.services.grading``), the standings split by
+version when a bot changed its version (``arena.services.versions``), and its matches in
+schedule order.  A private event's tournaments are for its members: the list leaves them
+out, and to anyone else their pages do not exist (404)."""
 
 from __future__ import annotations
 
@@ -17,12 +20,15 @@ from arena.competition import formats, standings
 from arena.games import GAMES
 from arena.models import Bot, Match, Tournament, TournamentEntry
 from arena.relay import sessions
+from arena.services import events, grading, versions
 from arena.web.pages.common import (
     LIST_PAGE,
     NOTHING,
     bp,
+    check_visible,
     database,
     game_rows,
+    hidden_events,
     matches_query,
     not_modified,
     page_etag,
@@ -35,6 +41,7 @@ TOURNAMENT_MATCHES_PAGE = 50  # a tournament's matches, in schedule order
 CROSSTABLE_MAX_BOTS = 40  # larger tournaments: the crosstable only through the API
 DECISIONS = {"H1": "passed (H1)", "H0": "failed (H0)", None: "still open"}
 LIVE_MATCHES_LISTED = 24  # the running matches a tournament page links to
+EVIDENCE_LINKED = 12  # a grade's evidence: the first matches linked, the others counted
 
 
 def _option_forms() -> dict[str, dict[str, Any]]:
@@ -62,15 +69,15 @@ def _option_forms() -> dict[str, dict[str, Any]]:
 @bp.get("/tournaments")
 def tournaments() -> str:
     with database().session() as session:
+        listed = select(Tournament).where(
+            events.not_hidden(Tournament.event_id, hidden_events(session))
+        )
         pager = paginate(
-            session.scalar(select(func.count()).select_from(Tournament)) or 0, LIST_PAGE
+            session.scalar(select(func.count()).select_from(listed.subquery())) or 0, LIST_PAGE
         )
         rows = list(
             session.scalars(
-                select(Tournament)
-                .order_by(Tournament.id.desc())
-                .offset(pager["offset"])
-                .limit(LIST_PAGE)
+                listed.order_by(Tournament.id.desc()).offset(pager["offset"]).limit(LIST_PAGE)
             )
         )
         entrants = dict(
@@ -94,7 +101,13 @@ def tournament_new() -> str:
     with database().session() as session:
         rows = list(
             session.scalars(
-                select(Bot).where(Bot.status == "active", Bot.kind != "person").order_by(Bot.name)
+                select(Bot)
+                .where(
+                    Bot.status == "active",
+                    Bot.kind != "person",
+                    events.not_hidden(Bot.event_id, hidden_events(session)),
+                )
+                .order_by(Bot.name)
             )
         )
         offline = set(sessions.offline(session, (b.id for b in rows)))
@@ -113,6 +126,7 @@ def tournament(tournament_id: int) -> Response:
         found = session.get(Tournament, tournament_id)
         if found is None:
             abort(404, f"There is no tournament {tournament_id}.")
+        check_visible(session, found.event_id, f"tournament {tournament_id}")
         progress = services.tournament_progress(session, found)
         pager = paginate(progress["total"], TOURNAMENT_MATCHES_PAGE)
         # everything the page shows that changes does so with the status, the counts or
@@ -149,6 +163,9 @@ def tournament(tournament_id: int) -> Response:
         crosstable = (
             standings.crosstable(session, found) if len(rows) <= CROSSTABLE_MAX_BOTS else None
         )
+        # split by version only when some bot changed its version: else it is the standings
+        changed = versions.versions_changed(session, found)
+        by_version = versions.tournament_versions(session, found) if changed else []
         body = render_template(
             "tournament.html",
             tournament=found,
@@ -166,6 +183,9 @@ def tournament(tournament_id: int) -> Response:
             crosstable_rows=_crosstable_rows(crosstable),
             crosstable_max=CROSSTABLE_MAX_BOTS,
             stop_rule=_stop_rule(standings.sprt_summary(session, found)),
+            grades=_grades(session, found),
+            pass_rule=grading.pass_rule(found).text() if found.pass_rule else None,
+            by_version=by_version,
             matches=matches,
             playing=playing,
             offline=[session.get(Bot, bot_id) for bot_id in offline],
@@ -175,6 +195,24 @@ def tournament(tournament_id: int) -> Response:
             etag=quote_etag(etag, weak=True),  # the header's value, for forms.js
         )
         return with_validators(Response(body, mimetype="text/html"), etag)
+
+
+def _grades(session: Any, tournament: Tournament) -> list[dict[str, Any]] | None:
+    """A qualifier's grade rows with the evidence's first match ids to link (None: the
+    tournament has no pass rule)."""
+    if not tournament.pass_rule:
+        return None
+    rows = []
+    for row in grading.tournament_grades(session, tournament):
+        ids = [int(i) for i in row["evidence"].split()]
+        rows.append(
+            {
+                **row,
+                "evidence_ids": ids[:EVIDENCE_LINKED],
+                "evidence_more": max(0, len(ids) - EVIDENCE_LINKED),
+            }
+        )
+    return rows
 
 
 def _crosstable_rows(crosstable: dict[str, Any] | None) -> list[tuple[Any, list[Any]]]:
