@@ -39,8 +39,8 @@ from arena.db import Database
 ORGANISER = "bench-organiser-token-0123456789"
 
 
-def scene(folder: Path) -> tuple[Any, dict[str, str], dict[str, str]]:
-    """The app, an account's bearer header and a signed-in test client's cookie jar."""
+def scene(folder: Path) -> tuple[Any, dict[str, str]]:
+    """The app and an account's bearer header."""
     path = folder / "arena.sqlite3"
     Database(f"sqlite:///{path}").upgrade()
     app = create_app(
@@ -68,7 +68,7 @@ def scene(folder: Path) -> tuple[Any, dict[str, str], dict[str, str]]:
             json={"name": f"bench-{i}", "connect": True, "games": ["cactus"], "owner": "bench"},
         )
         assert answer.status_code == 201, answer.get_json()
-    return app, {"Authorization": f"Bearer {made['token']}"}, {"name": "student"}
+    return app, {"Authorization": f"Bearer {made['token']}"}
 
 
 def per_request(call: Callable[[], Any], n: int) -> float:
@@ -86,18 +86,16 @@ def main() -> None:
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="bench-accounts-"))
     try:
-        app, bearer, _ = scene(folder)
+        app, bearer = scene(folder)
         anyone = app.test_client()
         with_token = app.test_client()
         signed_in = app.test_client()
-        page = signed_in.get("/login")
-        if page.status_code == 200:  # the login page signs the session in
-            token = page.get_data(as_text=True).split('name="csrf_token" type="hidden" value="')
-            csrf = token[1].split('"')[0] if len(token) > 1 else ""
-            signed_in.post(
-                "/login",
-                data={"name": "student", "password": "a long password", "csrf_token": csrf},
-            )
+        page = signed_in.get("/login").get_data(as_text=True)
+        csrf = page.split('name="csrf_token" type="hidden" value="')[1].split('"')[0]
+        signed_in.post(
+            "/login", data={"name": "student", "password": "a long password", "csrf_token": csrf}
+        )
+        assert signed_in.get("/api/accounts/me").status_code == 200, "the login page failed"
         cases: dict[str, Callable[[], Any]] = {
             "anyone": lambda: anyone.get("/api/bots?page_size=20"),
             "api token": lambda: with_token.get("/api/bots?page_size=20", headers=bearer),

@@ -1,13 +1,15 @@
 """A contestant's way through the account pages in Chromium: an organiser makes an event
 through the API, then a student signs up with its join code, logs out, logs in, registers
 a bot that connects out into the event, finds it under "My bots" and in the event's
-roster; and the organiser, logged in, resets the student's password from the roster.
+roster; the organiser, logged in, resets the student's password from the roster and
+starts the event's tournament from the form, which offers the event's bots only.
 
 With ``ARENA_SCREENSHOTS`` set, the sign-up form, "My bots" and the event page are saved
 there (``accounts-*.png``, the pictures of docs/accounts.md)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import threading
 from collections.abc import Iterator
@@ -158,3 +160,52 @@ def test_the_organiser_makes_a_reset_link_and_the_student_uses_it(page, site, br
         assert student.locator("h1").inner_text() == "Not found"
     finally:
         student.context.close()
+
+
+def test_the_organiser_starts_the_events_tournament_with_its_bots_only(page, site):
+    """The tournament form offers the organiser's events: choosing one shows that event's
+    bots only (never the open arena's), and the tournament is the event's."""
+    event, api = site["event"], site["api"]
+    entered = []
+    for name in ("cy", "di"):
+        student = api.post(
+            "/api/accounts",
+            json={"name": name, "password": PASSWORD, "join_code": event["join_code"]},
+        ).get_json()
+        bot = api.post(
+            "/api/bots",
+            json={
+                "name": f"{name}-bot",
+                "connect": True,
+                "games": ["cactus"],
+                "event_id": event["id"],
+            },
+            headers=auth(student["token"]),
+        )
+        assert bot.status_code == 201, bot.get_json()
+        entered.append(bot.get_json()["id"])
+    outsider = api.post(
+        "/api/bots",
+        json={"name": "open-bot", "connect": True, "games": ["cactus"], "owner": "someone"},
+        headers=auth(ADMIN),
+    ).get_json()
+
+    page.goto(f"{site['url']}/")
+    log_in(page, "Ms Lovelace")
+    page.goto(f"{site['url']}/tournaments/new")
+    page.select_option("#game-select", "cactus")
+    visible = page.locator(".bot-choice:visible")
+    names = [t.split("(")[0].strip() for t in visible.all_inner_texts()]
+    assert "open-bot" in names and "cy-bot" not in names  # the open arena's by default
+    page.get_by_label("Event").select_option(label="Algorithms 2")
+    names = [t.split("(")[0].strip() for t in visible.all_inner_texts()]
+    assert "cy-bot" in names and "di-bot" in names and "open-bot" not in names
+    page.fill("input[name=name]", "Class cup")
+    for bot_id in entered:
+        page.check(f"input[name=bot_ids][value='{bot_id}']")
+    page.get_by_role("button", name="Start tournament").click()
+    page.wait_for_url(re.compile(r".*/tournaments/\d+$"))
+    made = api.get(f"/api/tournaments/{page.url.rsplit('/', 1)[1]}", headers=auth(ADMIN)).get_json()
+    assert made["event_id"] == event["id"]
+    assert sorted(made["bot_ids"]) == sorted(entered)
+    assert outsider["id"] not in made["bot_ids"]

@@ -83,12 +83,13 @@ def test_the_login_page_logs_in_and_goes_to_my_bots(client):
 def test_a_wrong_password_shows_the_form_again_with_a_message(client):
     signup_api(client, "ada")
     response = log_in(client, "ada", "not the password at all")
-    assert response.status_code == 200
+    assert response.status_code == 401  # as the API answers it: scripts see a refusal
     assert "wrong name or password" in page_text(response.text)
     assert 'id="login-form"' in response.text
     assert not signed_in(client)
     # an unknown name says the same, not which one was wrong
     other = log_in(client, "nobody", PASSWORD)
+    assert other.status_code == 401
     assert "wrong name or password" in page_text(other.text)
 
 

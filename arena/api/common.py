@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from typing import Any, NoReturn
@@ -128,11 +129,18 @@ def config() -> Config:
     return current_app.extensions["arena.config"]
 
 
+@functools.cache
+def field_names(schema: type[ma.Schema]) -> tuple[str, ...]:
+    """A schema's field names; making the schema deep-copies every field, which cost a
+    list of 20 bots two thirds of its time when it was done per row."""
+    return tuple(schema().fields)
+
+
 def as_row(obj: object, schema: type[ma.Schema], **extra: Any) -> dict[str, Any]:
     """The schema's fields read from ``obj`` (not yet serialised: the response schema
     does that), with the computed ``extra`` values: for answers that add to a model."""
     return {
-        **{name: getattr(obj, name) for name in schema().fields if name not in extra},
+        **{name: getattr(obj, name) for name in field_names(schema) if name not in extra},
         **extra,
     }
 

@@ -19,6 +19,7 @@ from arena.api.common import (
     ApiBlueprint,
     current_caller,
     database,
+    field_names,
     paged,
 )
 from arena.api.schemas import (
@@ -51,7 +52,7 @@ OPTIONAL_BEARER = [{}, *BEARER]
 def event_json(event: Event, who: services.Caller) -> dict[str, Any]:
     row = {
         name: getattr(event, name)
-        for name in EventSchema().fields
+        for name in field_names(EventSchema)
         if name not in ("frozen", "registration_open", "join_code", "role")
     }
     row["frozen"] = events.is_frozen(event)

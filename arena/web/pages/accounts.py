@@ -89,8 +89,9 @@ def login() -> Any:
                         return redirect(wanted or url_for("web.my_bots"))
             else:
                 message = "Give your name and password."
-    # a wrong password is the form again with the reason (the API answers 401)
-    return render_template("login.html", form=form, message=message, next=wanted)
+    # a refused login is the form again with the reason, answered 401 as the API does
+    page = render_template("login.html", form=form, message=message, next=wanted)
+    return (page, 401) if message else page
 
 
 @bp.post("/logout")

@@ -18,7 +18,7 @@ from werkzeug.http import quote_etag
 from arena import services
 from arena.competition import formats, standings
 from arena.games import GAMES
-from arena.models import Bot, Match, Tournament, TournamentEntry
+from arena.models import Bot, Event, Match, Tournament, TournamentEntry
 from arena.relay import sessions
 from arena.services import events, grading, versions
 from arena.web.pages.common import (
@@ -34,6 +34,7 @@ from arena.web.pages.common import (
     page_etag,
     paginate,
     progress_by_id,
+    reader,
     with_validators,
 )
 
@@ -111,9 +112,17 @@ def tournament_new() -> str:
             )
         )
         offline = set(sessions.offline(session, (b.id for b in rows)))
+        who = reader(session)
+        # an event's tournament is started by its organisers: theirs are offered
+        organised = [
+            e
+            for e in session.scalars(select(Event).order_by(Event.id.desc()))
+            if who.organises_event(e.id)
+        ]
         return render_template(
             "tournament_new.html",
             games=game_rows(),
+            events=organised,
             bots=rows,
             offline=offline,
             game_options=_option_forms(),

@@ -193,7 +193,12 @@
     const rows = Array.from(tournament.querySelectorAll(".bot-choice"));
     const entrant = (row) => row.querySelector("input[name=bot_ids]");
     const challenger = (row) => row.querySelector("input[name=challenger_ids]");
-    const playsGame = (row) => JSON.parse(row.dataset.games || "[]").includes(gameSelect.value);
+    const eventSelect = document.getElementById("event-select"); // only for an event's organisers
+    const eventId = () => (eventSelect ? eventSelect.value : "");
+    // a bot of the chosen game and of the chosen event (or of none: the open arena)
+    const playsGame = (row) =>
+      JSON.parse(row.dataset.games || "[]").includes(gameSelect.value) &&
+      (row.dataset.event || "") === eventId();
 
     // -------------------------------------------------------------- the game's options
     // One field per option of the chosen game, built from the list embedded in the page.
@@ -504,6 +509,7 @@
     });
     matches.addEventListener("change", fitMatches);
     filter.addEventListener("input", showBots);
+    if (eventSelect) eventSelect.addEventListener("change", showBots);
     // a challenger is an entrant; a bot taken out is no challenger
     tournament.querySelector(".bot-list").addEventListener("change", (event) => {
       const row = event.target.closest(".bot-choice");
@@ -549,6 +555,7 @@
           .filter((row) => entrant(row).checked || (takes("challenger_ids") && challenger(row).checked))
           .map((row) => Number(entrant(row).value)),
       };
+      if (eventId()) payload.event_id = Number(eventId());
       putNumber(payload, "seats_per_match", seats);
       if (takes("games_per_pairing")) putNumber(payload, "games_per_pairing", games);
       if (takes("matches_per_bot")) putNumber(payload, "matches_per_bot", matches);
