@@ -368,6 +368,11 @@ def test_tournaments_list_shows_an_event_s_to_its_members(server, organiser, eve
 
 
 def test_watch_redraws_until_ctrl_c_which_ends_it_quietly(server, organiser, event):
+    bots = f"{event['dee']['bot']},{event['eve']['bot']}"
+    ok(
+        "tournaments", "start", "cactus", "--bots", bots, "--event", str(event["id"]),
+        "--name", "watched", ARENA_TOKEN=organiser,
+    )  # fmt: skip
     env = {k: v for k, v in os.environ.items() if k not in TOKENS}
     env["ARENA_TOKEN"] = organiser
     proc = subprocess.Popen(
@@ -392,7 +397,7 @@ def test_watch_redraws_until_ctrl_c_which_ends_it_quietly(server, organiser, eve
             proc.kill()
             proc.wait()
     assert (proc.returncode, err) == (0, "")
-    assert "id  name" in "".join(lines)
+    assert "id  name" in "".join(lines) and "watched" in "".join(lines)
     assert "Traceback" not in rest
 
 

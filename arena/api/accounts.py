@@ -45,10 +45,8 @@ blp = ApiBlueprint(
 
 def _me(session: Any) -> Account:
     who = current_caller(session)
-    if who.account_id is None:
-        raise services.ServiceError(
-            401 if who.anonymous else 403, "this needs an account: log in, or give its API token"
-        )
+    who.check_account("this")
+    assert who.account_id is not None
     return accounts.get_account(session, who.account_id)
 
 
@@ -79,9 +77,7 @@ class Accounts(MethodView):
         with database().session() as session:
             who = current_caller(session)
             if not who.admin:
-                raise services.ServiceError(
-                    401 if who.anonymous else 403, "only the admin lists accounts"
-                )
+                raise who.refusal("only the admin lists accounts")
             statement = select(Account)
             if "role" in query:
                 statement = statement.where(Account.role == query["role"])

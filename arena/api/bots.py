@@ -86,11 +86,7 @@ class Bots(MethodView):
         with database().session() as session:
             reader = current_caller(session)
             if query.get("mine"):
-                if reader.account_id is None:
-                    raise services.ServiceError(
-                        401 if reader.anonymous else 403,
-                        "mine=true needs an account: log in, or give its API token",
-                    )
+                reader.check_account("mine=true")
                 statement = statement.where(Bot.account_id == reader.account_id)
             hidden = events.hidden_event_ids(session, reader)
             statement = statement.where(events.not_hidden(Bot.event_id, hidden))

@@ -137,10 +137,7 @@ def join(data: dict[str, Any], event_id: int) -> dict[str, Any]:
     """Join an event with its join code (an account)"""
     with database().session() as session:
         who = current_caller(session)
-        if who.account_id is None:
-            raise services.ServiceError(
-                401 if who.anonymous else 403, "joining an event needs an account: log in first"
-            )
+        who.check_account("joining an event")
         event = session.get(Event, event_id) if event_id <= services.MAX_ID else None
         if event is None or event.join_code != events.typed_join_code(data["join_code"]):
             raise services.ServiceError(404, f"no event {event_id} with this join code")

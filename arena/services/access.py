@@ -111,6 +111,16 @@ class Caller:
         """A bot's endpoint is an address anyone could flood: only those who manage it."""
         return self.manages(bot)
 
+    def refusal(self, message: str) -> ServiceError:
+        """The error refusing this caller: 401 without a credential (give one), 403 with
+        one that is not enough (another will not help)."""
+        return ServiceError(401 if self.anonymous else 403, message)
+
+    def check_account(self, doing: str) -> None:
+        """``doing`` ("attaching a bot") needs an account's login or API token."""
+        if self.account_id is None:
+            raise self.refusal(f"{doing} needs an account: log in, or give its API token")
+
     def sees_event(self, event_id: int | None, visibility: str) -> bool:
         """A private event's pages and API are for its members (and the admin)."""
         return event_id is None or visibility != "private" or self.admin or event_id in self.joined

@@ -245,10 +245,7 @@ def register_bot(
     name = bot_name(name)
     event = None
     if who.account_id is None and not who.admin and not config.open_registration:
-        raise ServiceError(
-            401 if who.anonymous else 403,
-            "registering a bot needs an account here: log in, or give its API token",
-        )
+        raise who.refusal("registering a bot needs an account here: log in, or give its API token")
     if owner is None:
         if who.name is None:
             raise ServiceError(422, "owner: give the bot's owner (or register it from an account)")
@@ -302,14 +299,7 @@ def register_bot(
 def _connect_games(games: Sequence[str] | None) -> list[str]:
     """The games of a bot that connects out: given at registration (nothing can be asked
     of it then), known ones; it must declare them when it connects."""
-    if not games:
-        raise ServiceError(400, "a bot that connects out is registered with its 'games'")
-    unknown = sorted(set(games) - set(GAMES))
-    if unknown:
-        raise ServiceError(
-            400, f"unknown game(s) {', '.join(unknown)}; games: {', '.join(sorted(GAMES))}"
-        )
-    return sorted(set(games))
+    return events.known_games(games, "a bot that connects out is registered with its 'games'")
 
 
 def get_bot(session: Session, bot_id: int, lock: bool = False) -> Bot:
@@ -512,11 +502,7 @@ def delete_bot(session: Session, bot: Bot, pause_after: int = 3) -> None:
 
 def attach_bot(session: Session, who: Caller, bot: Bot, owner_token: str) -> None:
     """The account signed in takes the bot whose owner token it shows."""
-    if who.account_id is None:
-        raise ServiceError(
-            401 if who.anonymous else 403,
-            "attaching a bot needs an account: log in, or give its API token",
-        )
+    who.check_account("attaching a bot")
     if bot.status == "deleted":
         raise ServiceError(409, f"bot {bot.id} is deleted")
     if not token_matches(owner_token, bot.owner_token_hash):

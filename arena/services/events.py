@@ -34,9 +34,10 @@ def typed_join_code(text: str) -> str:
     return "".join(text.split()).upper()
 
 
-def _check_games(games: Sequence[str]) -> list[str]:
+def known_games(games: Sequence[str] | None, none_given: str) -> list[str]:
+    """The games, known ones, sorted; ``none_given`` is the 400's message for none."""
     if not games:
-        raise ServiceError(400, "an event plays at least one game")
+        raise ServiceError(400, none_given)
     unknown = sorted(set(games) - set(GAMES))
     if unknown:
         raise ServiceError(
@@ -71,10 +72,7 @@ EDITABLE = (
 def create_event(session: Session, who: Caller, **fields: Any) -> Event:
     """A new event with a join code; its creator (an organiser's account) organises it."""
     if not who.organiser:
-        raise ServiceError(
-            401 if who.anonymous else 403,
-            "creating an event needs an organiser's account or the organiser token",
-        )
+        raise who.refusal("creating an event needs an organiser's account or the organiser token")
     event = Event(join_code=new_join_code(), created_by=who.account_id, ladder={})
     _apply(event, fields)
     session.add(event)
@@ -90,7 +88,7 @@ def _apply(event: Event, fields: dict[str, Any]) -> None:
         if key in fields:
             value = fields[key]
             if key == "games":
-                value = _check_games(value)
+                value = known_games(value, "an event plays at least one game")
             elif key == "visibility" and value not in EVENT_VISIBILITIES:
                 raise ServiceError(400, f"visibility must be {' or '.join(EVENT_VISIBILITIES)}")
             setattr(event, key, value)
@@ -184,9 +182,8 @@ def check_can_enter(
     without a limit), it plays the event's games, and its endpoint is no other bot's in
     the event."""
     if who.account_id is None and not who.admin:
-        raise ServiceError(
-            401 if who.anonymous else 403,
-            "a bot enters an event from its owner's account: log in or give its token",
+        raise who.refusal(
+            "a bot enters an event from its owner's account: log in or give its token"
         )
     if not who.admin and event.id not in who.joined:
         raise ServiceError(403, f"join event {event.id} first (with its join code)")
