@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -175,6 +176,64 @@ def test_a_home_that_dies_is_replaced_by_the_next_one_the_bot_polls(homes):
     answer, _ = ask(client(lambda: where[0]))
     back[0].stop.set()
     assert answer == {"action": {"type": "pass"}}
+
+
+class Doomed:
+    """A home's process as the worker reaches it, until it dies: a TCP forwarder to the
+    home whose ``die()`` cuts every connection at once, as a killed process's kernel does
+    (closing the relay's listener alone leaves a request in flight to finish)."""
+
+    def __init__(self, home: str):
+        self.target = int(home.rsplit(":", 1)[1])
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.home = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.sockets: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                client, _ = self.listener.accept()
+                upstream = socket.create_connection(("127.0.0.1", self.target))
+                self.sockets += [client, upstream]
+                for a, b in ((client, upstream), (upstream, client)):
+                    threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(source: socket.socket, sink: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := source.recv(65536):
+                sink.sendall(data)
+
+    def die(self) -> None:
+        self.listener.close()
+        for s in self.sockets:
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+            s.close()
+
+
+def test_a_home_that_dies_late_in_a_request_costs_the_bot_no_fault(homes):
+    """The arena's crash never costs a bot a fault: the home dies when most of the
+    deadline (1.05 s) is spent and the bot is back past it; it is given a whole deadline
+    to come back, and a whole one again once the request is handed to it."""
+    first, second = homes
+    doomed = Doomed(first.home())
+    where: list[str | None] = [doomed.home]
+    held = Bot(first.hub, "s1", think=10.0)  # takes the request, is still thinking
+
+    def crash() -> None:
+        time.sleep(0.7)
+        doomed.die()  # the web process dies under the request
+
+    threading.Thread(target=crash, daemon=True).start()
+    back = connect_later(second, where, 1.3)  # 0.25 s past the first deadline
+    started = time.monotonic()
+    answer, _ = ask(client(lambda: where[0]))
+    held.stop.set()
+    assert answer == {"action": {"type": "pass"}}
+    back[0].stop.set()
+    assert time.monotonic() - started > 1.05  # it was answered past the first deadline
 
 
 def test_a_bot_gone_for_good_is_a_disconnected_fault_saying_it_was_lost(homes):

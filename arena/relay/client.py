@@ -15,10 +15,13 @@ is the one the home measured between handing the request to the bot's poll and i
 answer: the relay's own hop is not the bot's.  When the session is elsewhere (``409
 moved``: the bot polls another web process now) or its home cannot be reached (the
 process died), the home is looked up again and the request sent again, under a fresh
-``request_id`` naming the one handed before (``X-Arena-Previous``), within the same
-deadline: a bot whose answer reached the new home first is not asked twice.  A bot with
-no live session gets the rest of its deadline to come back, then the request is a
-``disconnected`` fault with its cause.
+``request_id`` naming the one handed before (``X-Arena-Previous``): a bot whose answer
+reached the new home first is not asked twice.  A session that moved (the bot's doing: a
+new copy of it) keeps the request's deadline; a home that died (the arena's) gives the
+bot a whole deadline to come back and a whole one again once the request is handed to
+it, since the arena's crash must never cost a bot a fault.  A bot with no live session
+gets the rest of its deadline to come back, then the request is a ``disconnected`` fault
+with its cause.
 """
 
 from __future__ import annotations
@@ -85,6 +88,7 @@ class RelayExchange:
         "_deadline",
         "_error",
         "_handed_wall",
+        "_home_lost",
         "_hop",
         "_look_at",
         "_path",
@@ -113,6 +117,7 @@ class RelayExchange:
         self._tried: str | None = None  # the home that failed last (looked up again)
         self._reply: Any = None
         self._error: BotFault | None = None
+        self._home_lost = False  # the arena lost the home it last handed the request to
         self.done = False
         self.started = self.finished = time.perf_counter()
 
@@ -175,6 +180,10 @@ class RelayExchange:
             self._look_at = now + LOOK_AGAIN  # not connected (yet), or not moved yet
             return
         self._tried = None
+        if self._home_lost:
+            # handed again after the arena lost its home: the bot's clock starts again
+            self._home_lost = False
+            self._deadline, left = now + self.seconds, self.seconds
         self._sent_id = os.urandom(16).hex()
         body = orjson.dumps({**self._payload, "request_id": self._sent_id})
         hop_client = self._client.hop(home, self._headers)
@@ -206,7 +215,11 @@ class RelayExchange:
                     self._fail(fault)  # what the bot's answer was (too large, cut short...)
                     return
             # the home is gone (a web process that died): looked up again, the request
-            # sent again once the bot is held elsewhere
+            # sent again once the bot is held elsewhere.  That is the arena's crash, not
+            # the bot's doing, and must never cost it a fault: it gets a whole deadline to
+            # come back, and a whole one again once the request is handed to it
+            self._home_lost = True
+            self._deadline = time.monotonic() + self.seconds
             self._tried = self._client.last_home
             self._client.forget()
             self._previous = self._previous or self._sent_id
