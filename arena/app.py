@@ -62,6 +62,11 @@ def create_app(config: Config | None = None, **flask_config: Any) -> Flask:
         errors = getattr(exc, "data", {}).get("messages") if hasattr(exc, "data") else None
         if errors:
             body["errors"] = errors
-        return jsonify(body), exc.code
+        response = jsonify(body)
+        response.status_code = exc.code or 500
+        for name, value in exc.get_headers():  # Retry-After, Allow, WWW-Authenticate...
+            if name.lower() != "content-type":
+                response.headers[name] = value
+        return response
 
     return app

@@ -99,7 +99,7 @@ class Config:
     # bot without an account (with a free-text owner): the local default
     open_signup: bool = True
     open_registration: bool = True
-    # per client address: sign-up, login, registration (Flask-Limiter's notation)
+    # per client address: sign-up, login, registration (the ``limits`` library's notation)
     rate_limits: bool = True
     ratelimit_storage: str = "memory://"
     limits: Mapping[str, str] = field(default_factory=lambda: dict(RATE_LIMITS))

@@ -1,6 +1,6 @@
 """Who is signed in, for the API and the pages alike: the bearer token, else the page's
 login session (Flask-Login), else anyone; CSRF wherever a session is what signs a request
-in; and the rate limits on sign-up, login and registration (Flask-Limiter).
+in; and the rate limits on sign-up, login and registration (``RateLimits``).
 
 A bearer token travels only when a program sends it, so a request carrying one needs no
 CSRF token; a session cookie travels with any request a browser makes, so a write that
@@ -12,13 +12,17 @@ by Flask-WTF for every POST.
 from __future__ import annotations
 
 import contextlib
+import math
+import time
 from collections.abc import Iterator
 
 from flask import Flask, current_app, g, request
-from flask_limiter import Limiter
-from flask_limiter.util import get_remote_address
 from flask_login import UserMixin, current_user
 from flask_wtf.csrf import CSRFError
+from limits import parse_many
+from limits.storage import storage_from_string
+from limits.strategies import MovingWindowRateLimiter
+from werkzeug.exceptions import TooManyRequests
 
 from arena import services
 from arena.config import Config
@@ -89,14 +93,41 @@ def current_caller(session) -> services.Caller:  # type: ignore[no-untyped-def]
     return found
 
 
+class RateLimits:
+    """The limits of ``Config.limits`` per client address, counted in a moving window in
+    ``Config.ratelimit_storage`` (``limits``, the library under Flask-Limiter).
+
+    Counted only where a view asks (``rate_limit``): Flask-Limiter's own hooks run on every
+    request, the connect transport's long polls included, and with them a bot's poll that
+    moved to another web process missed its deadline (a timeout fault, in the test of a
+    web process killed mid-match); three named checks need none of that."""
+
+    def __init__(self, config: Config):
+        self.enabled = config.rate_limits
+        self.windows = MovingWindowRateLimiter(storage_from_string(config.ratelimit_storage))
+        self.limits = {name: parse_many(text) for name, text in config.limits.items()}
+
+    def hit(self, name: str, address: str) -> None:
+        """Count one; over a limit, 429 with ``Retry-After`` (seconds until one is free)."""
+        if not self.enabled:
+            return
+        for limit in self.limits[name]:
+            if not self.windows.hit(limit, name, address):
+                reset = self.windows.get_window_stats(limit, name, address).reset_time
+                wait = max(1, math.ceil(reset - time.time()))
+                raise TooManyRequests(
+                    f"too many requests from this address ({limit}): try again in {wait} s",
+                    retry_after=wait,
+                )
+
+
 @contextlib.contextmanager
 def rate_limit(name: str) -> Iterator[None]:
     """Count this request against the limit ``name`` of ``Config.limits`` (per client
     address); over it, 429 with ``Retry-After``."""
-    limiter: Limiter = current_app.extensions["arena.limiter"]
-    config: Config = current_app.extensions["arena.config"]
-    with limiter.limit(config.limits[name], scope=name):
-        yield
+    limits: RateLimits = current_app.extensions["arena.limits"]
+    limits.hit(name, request.remote_addr or "unknown")
+    yield
 
 
 def init_app(app: Flask, config: Config) -> None:
@@ -113,13 +144,7 @@ def init_app(app: Flask, config: Config) -> None:
     login_manager.login_view = "web.login"
     login_manager.login_message = "Log in to see this page."
     csrf.init_app(app)
-    app.extensions["arena.limiter"] = Limiter(
-        get_remote_address,
-        app=app,
-        storage_uri=config.ratelimit_storage,
-        enabled=config.rate_limits,
-        headers_enabled=True,
-    )
+    app.extensions["arena.limits"] = RateLimits(config)
 
     @app.before_request
     def _load_login() -> None:

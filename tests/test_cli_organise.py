@@ -368,9 +368,15 @@ def test_tournaments_list_shows_an_event_s_to_its_members(server, organiser, eve
 
 
 def test_watch_redraws_until_ctrl_c_which_ends_it_quietly(server, organiser, event):
-    bots = f"{event['dee']['bot']},{event['eve']['bot']}"
+    made = []  # the organiser's own bots: other tests pause and delete the students'
+    for name in ("ref-a", "ref-b"):
+        out = ok(
+            "bots", "register", name, "--connect", "--games", "cactus",
+            "--event", str(event["id"]), ARENA_TOKEN=organiser,
+        )  # fmt: skip
+        made.append(re.match(r"bot (\d+) registered", out)[1])
     ok(
-        "tournaments", "start", "cactus", "--bots", bots, "--event", str(event["id"]),
+        "tournaments", "start", "cactus", "--bots", ",".join(made), "--event", str(event["id"]),
         "--name", "watched", ARENA_TOKEN=organiser,
     )  # fmt: skip
     env = {k: v for k, v in os.environ.items() if k not in TOKENS}
