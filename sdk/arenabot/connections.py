@@ -20,6 +20,8 @@ from arenabot.wire import _CONTINUE, Head, HeadError, _Requests, _response
 if TYPE_CHECKING:
     from arenabot.server import BotServer
 
+LINGER = 2.0  # seconds a refused connection's input is read and dropped after its answer
+
 
 class _Connection(asyncio.Protocol):
     """A connection in the front end's thread: its requests are read, checked and
@@ -122,7 +124,7 @@ class _Connection(asyncio.Protocol):
         body = _encode({"error": reason})
         self._write(_response(status, body, close=True))
         self.server._log(self.peer, "-", status, len(body))
-        self._close()
+        self._linger()
 
     def _write(self, data: bytes) -> None:
         if self.transport is not None and not self.transport.is_closing():
@@ -135,6 +137,25 @@ class _Connection(asyncio.Protocol):
             self.server._forget(self)
             if self.transport is not None:
                 self.transport.close()
+
+    def _linger(self) -> None:
+        """Close after an answer the client may still be sending into (its request was
+        not read to the end): half-close, then read and drop what still comes for
+        ``LINGER`` seconds.  Closing at once with unread bytes makes the kernel reset the
+        connection, and a reset can destroy the answer before the client reads it (a
+        408 to a client trickling a head was lost that way, now and then)."""
+        if self.closed:
+            return
+        self.closed = True  # data_received drops everything from now on
+        self.server._forget(self)
+        transport = self.transport
+        if transport is None:
+            return
+        if not transport.can_write_eof():
+            transport.close()
+            return
+        transport.write_eof()  # after the answer: FIN
+        asyncio.get_running_loop().call_later(LINGER, transport.abort)
 
     def _abort(self) -> None:
         """Close now, dropping anything unsent."""
