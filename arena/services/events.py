@@ -218,14 +218,12 @@ def check_endpoint_free(
 ) -> None:
     """409 when another bot of the event (not ``bot_id``) has this endpoint: one program
     entered twice would play against itself."""
-    taken = session.scalar(
-        select(Bot.id).where(
-            Bot.event_id == event_id,
-            Bot.endpoint == endpoint,
-            Bot.status != "deleted",
-            Bot.id != (bot_id or 0),
-        )
+    query = select(Bot.id).where(
+        Bot.event_id == event_id, Bot.endpoint == endpoint, Bot.status != "deleted"
     )
+    if bot_id is not None:
+        query = query.where(Bot.id != bot_id)
+    taken = session.scalar(query.limit(1))
     if taken is not None:
         raise ServiceError(409, f"bot {taken} of event {event_id} already has this endpoint")
 
