@@ -38,7 +38,7 @@ MAX_TOURNAMENT_BOTS = 1000
 MAX_MATCHES_PER_BOT = 10_000
 MAX_OPTIONS = 64
 
-# a bot's name: letters, digits and a few separators, not starting with a separator
+# a bot's or an account's name: letters, digits and a few separators, not starting with one
 NAME_PATTERN = r"^\w[\w .+\-()#]*$"
 
 
@@ -88,8 +88,9 @@ class TrimmedString(fields.String):
         return super()._deserialize(value, attr, data, **kwargs).strip()
 
 
-def bot_name_field(**kwargs: Any) -> TrimmedString:
-    """A bot's name: trimmed here; unique without case and spaces (else 409)."""
+def name_field(**kwargs: Any) -> TrimmedString:
+    """A bot's or an account's name: trimmed here; unique without case and spaces (else
+    409)."""
     return TrimmedString(
         validate=[
             validate.Length(min=1, max=64),
@@ -141,7 +142,7 @@ class PageArgsSchema(Schema):
 
 # -- bots -----------------------------------------------------------------------------------
 class BotCreateSchema(Schema):
-    name = bot_name_field(required=True)
+    name = name_field(required=True)
     endpoint = endpoint_field(
         allow_none=False,
         metadata={"description": "where the arena calls the bot (or give connect: true)"},
@@ -192,7 +193,7 @@ class BotCreateSchema(Schema):
 
 
 class BotUpdateSchema(Schema):
-    name = bot_name_field(metadata={"description": "its owner or an organiser renames it"})
+    name = name_field(metadata={"description": "its owner or an organiser renames it"})
     endpoint = endpoint_field(metadata={"description": "checked again with GET /"})
     connect = fields.Boolean(
         metadata={"description": "true: the bot connects out from now on (no endpoint)"}
@@ -1096,20 +1097,6 @@ class GameWireSchema(Schema):
 
 
 # -- accounts -------------------------------------------------------------------------------
-def account_name_field(**kwargs: Any) -> TrimmedString:
-    return TrimmedString(
-        validate=[
-            validate.Length(min=1, max=64),
-            validate.Regexp(
-                NAME_PATTERN,
-                error="Use letters, digits, spaces and . + - ( ) # _ ; start with a letter "
-                "or a digit.",
-            ),
-        ],
-        **kwargs,
-    )
-
-
 def password_field(**kwargs: Any) -> fields.String:
     return fields.String(
         validate=validate.Length(min=1, max=200),
@@ -1120,7 +1107,7 @@ def password_field(**kwargs: Any) -> fields.String:
 
 
 class AccountCreateSchema(Schema):
-    name = account_name_field(required=True)
+    name = name_field(required=True)
     password = password_field(required=True)
     join_code = fields.String(
         validate=validate.Length(min=1, max=32),
