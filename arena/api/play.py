@@ -122,11 +122,13 @@ def private_bot_ids(session: Session, bot_ids: list[int]) -> set[int]:
 
 
 def _organiser() -> bool:
-    """Whether the caller may seat any bot and rate the match: the organiser's token,
-    or no organiser token configured (the local default).  Without that, /play must be
-    open (``ARENA_OPEN_PLAY``)."""
+    """Whether the caller may seat any bot and rate the match: the admin's token (the
+    organiser token, or an admin account's), or no organiser token configured (the local
+    default).  Without that, /play must be open (``ARENA_OPEN_PLAY``).  Only a token
+    counts: the page's login session is not asked, so the seat pages post no CSRF token."""
     try:
-        services.check_organiser(config(), bearer_token())
+        with database().session() as session:
+            services.check_admin(config(), services.caller(session, config(), bearer_token()))
     except services.ServiceError:
         if bearer_token() or not config().open_play:
             raise
