@@ -252,8 +252,8 @@ def register_bot(
         owner = who.name
     if event_id is not None:
         event = events.get_event(session, event_id, who)
-        games_wanted = games if games is not None else event.games
-        events.check_can_enter(session, who, event, games_wanted, endpoint)
+        # before the bot is called: the games it plays are checked once it has answered
+        events.check_can_enter(session, who, event, games, endpoint)
     if signing_secret is not None and (problem := signing_secret_problem(signing_secret)):
         raise ServiceError(400, problem)
     if connect:
@@ -290,7 +290,7 @@ def register_bot(
         event_id=event_id,
     )
     if event is not None:
-        events.check_can_enter(session, who, event, registered, endpoint)  # what it plays
+        events.check_event_games(event, registered)
     session.add(bot)
     _flush(session, name)
     return bot, owner_token, signing_secret

@@ -175,12 +175,16 @@ def registration_problem(event: Event, now: Any = None) -> str | None:
 
 
 def check_can_enter(
-    session: Session, who: Caller, event: Event, games: Sequence[str], endpoint: str | None
+    session: Session,
+    who: Caller,
+    event: Event,
+    games: Sequence[str] | None,
+    endpoint: str | None,
 ) -> None:
     """A bot may enter the event: the caller is a member with an account, registration is
     open and under the account's limit (organisers enter reference bots at any time and
-    without a limit), it plays the event's games, and its endpoint is no other bot's in
-    the event."""
+    without a limit), it plays the event's games (``check_event_games``; None: not known
+    until the bot answers), and its endpoint is no other bot's in the event."""
     if who.account_id is None and not who.admin:
         raise who.refusal(
             "a bot enters an event from its owner's account: log in or give its token"
@@ -204,13 +208,19 @@ def check_can_enter(
                 f"event {event.id} allows {event.bots_per_account} bot(s) per account and "
                 f"you have {have}: delete one (or ask an organiser) to register another",
             )
+    if games is not None:
+        check_event_games(event, games)
+    if endpoint is not None:
+        check_endpoint_free(session, event.id, endpoint)
+
+
+def check_event_games(event: Event, games: Sequence[str]) -> None:
+    """400 for a game the event does not play."""
     other = sorted(set(games) - set(event.games))
     if other:
         raise ServiceError(
             400, f"event {event.id} plays {', '.join(event.games)}, not {', '.join(other)}"
         )
-    if endpoint is not None:
-        check_endpoint_free(session, event.id, endpoint)
 
 
 def check_endpoint_free(
