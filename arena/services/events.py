@@ -247,27 +247,6 @@ def check_not_frozen(session: Session, who: Caller, bot: Bot, what: str) -> None
         raise ServiceError(409, f"event {bot.event_id} is frozen: a bot's {what} cannot change")
 
 
-def same_event(session: Session, event_id: int | None, bot_ids: Sequence[int]) -> None:
-    """Every bot plays in ``event_id`` (None: the open arena): events never mix."""
-    rows = session.execute(
-        select(Bot.id, Bot.event_id).where(Bot.id.in_([i for i in bot_ids if 0 < i <= MAX_ID]))
-    )
-    others = sorted(bot_id for bot_id, event in rows if event != event_id)
-    if others:
-        where = f"event {event_id}" if event_id is not None else "the open arena"
-        raise ServiceError(400, f"bot(s) {', '.join(map(str, others))} do not play in {where}")
-
-
-def members(session: Session, event: Event) -> list[EventMember]:
-    return list(
-        session.scalars(
-            select(EventMember)
-            .where(EventMember.event_id == event.id)
-            .order_by(EventMember.account_id)
-        )
-    )
-
-
 def set_event_ladder(
     event: Event, game: str, enabled: bool, seats_per_match: int
 ) -> dict[str, Any]:

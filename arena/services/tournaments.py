@@ -24,7 +24,6 @@ from arena.models import (
     utcnow,
 )
 from arena.services.errors import MAX_ID, MAX_SEED, ServiceError
-from arena.services.events import same_event
 from arena.worker import lifecycle
 
 
@@ -44,24 +43,31 @@ def game_engine(game_id: str) -> Game:
         raise ServiceError(400, str(exc)) from None
 
 
-def check_entrants(session: Session, engine: Game, bot_ids: Sequence[int]) -> list[int]:
-    """The bots exist, are active and play the game; their ids, sorted."""
+def check_entrants(
+    session: Session, engine: Game, bot_ids: Sequence[int], event_id: int | None = None
+) -> list[int]:
+    """The bots exist, are active, play the game and play in ``event_id`` (None: the open
+    arena: events never mix); their ids, sorted."""
     ids = [i for i in bot_ids if 0 < i <= MAX_ID]
     rows = {
-        bot_id: (status, played)
-        for bot_id, status, played in session.execute(
-            select(Bot.id, Bot.status, Bot.games).where(Bot.id.in_(ids))
+        bot_id: (status, played, event)
+        for bot_id, status, played, event in session.execute(
+            select(Bot.id, Bot.status, Bot.games, Bot.event_id).where(Bot.id.in_(ids))
         )
     }
     missing = sorted(set(bot_ids) - set(rows))
     if missing:
         raise ServiceError(400, f"no bot(s) {', '.join(map(str, missing))}")
-    inactive = sorted(i for i, (status, _) in rows.items() if status != "active")
+    inactive = sorted(i for i, (status, _, _) in rows.items() if status != "active")
     if inactive:
         raise ServiceError(400, f"bot(s) {', '.join(map(str, inactive))} are not active")
-    other = sorted(i for i, (_, played) in rows.items() if engine.id not in played)
+    other = sorted(i for i, (_, played, _) in rows.items() if engine.id not in played)
     if other:
         raise ServiceError(400, f"bot(s) {', '.join(map(str, other))} do not play {engine.id}")
+    elsewhere = sorted(i for i, (_, _, event) in rows.items() if event != event_id)
+    if elsewhere:
+        where = f"event {event_id}" if event_id is not None else "the open arena"
+        raise ServiceError(400, f"bot(s) {', '.join(map(str, elsewhere))} do not play in {where}")
     return sorted(rows)
 
 
@@ -261,8 +267,7 @@ def create_tournament(
     gauntlet's ``challenger_ids`` are among them and the others are its field.  Every
     entrant plays in ``event_id`` (None: the open arena): events never mix."""
     plan = validate_tournament(config, **request)
-    entrants = check_entrants(session, plan.engine, plan.entry.bot_ids)
-    same_event(session, event_id, entrants)
+    entrants = check_entrants(session, plan.engine, plan.entry.bot_ids, event_id)
     plan = dataclasses.replace(plan, entry=dataclasses.replace(plan.entry, bot_ids=tuple(entrants)))
     return write_tournament(
         session,
