@@ -13,6 +13,7 @@ from sqlalchemy import func, select
 from arena import services
 from arena.api.common import (
     BEARER,
+    OPTIONAL_BEARER,
     PAGINATION_HEADERS_DOC,
     ApiBlueprint,
     config,
@@ -54,7 +55,7 @@ def _me(session: Any) -> Account:
 class Accounts(MethodView):
     @blp.arguments(AccountCreateSchema)
     @blp.response(201, AccountCreatedSchema)
-    @blp.doc(security=[{}, *BEARER])
+    @blp.doc(security=OPTIONAL_BEARER)
     def post(self, data: dict[str, Any]) -> dict[str, Any]:
         """Sign up
 

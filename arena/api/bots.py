@@ -14,6 +14,7 @@ from sqlalchemy import func, select
 from arena import services
 from arena.api.common import (
     BEARER,
+    OPTIONAL_BEARER,
     PAGINATION_HEADERS_DOC,
     ApiBlueprint,
     as_row,
@@ -42,8 +43,6 @@ from arena.services import events, versions
 blp = ApiBlueprint(
     "bots", __name__, url_prefix="/api/bots", description="Bot endpoints and their owners."
 )
-# a read answers anyone; a token (optional) shows the endpoints it may see
-OPTIONAL_BEARER = [{}, *BEARER]
 
 
 def _row(bot: Bot, schema: type[BotSchema], reader: services.Caller, **extra: Any) -> dict:

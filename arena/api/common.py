@@ -24,6 +24,8 @@ from arena.services import ServiceError
 __all__ = ["bearer_token", "current_caller", "rate_limit"]  # what the API modules import too
 
 BEARER = [{"bearerAuth": []}]  # the OpenAPI security requirement of protected operations
+# a read that answers anyone, and more to a token (a private event's members, an owner)
+OPTIONAL_BEARER = [{}, *BEARER]
 PAGINATION_HEADER_NAME = "X-Pagination"
 PAGINATION_HEADERS_DOC = {PAGINATION_HEADER_NAME: PAGINATION_HEADER}  # for @blp.response
 

@@ -15,6 +15,7 @@ from arena import services
 from arena.api import exports, ratings
 from arena.api.common import (
     BEARER,
+    OPTIONAL_BEARER,
     PAGINATION_HEADERS_DOC,
     ApiBlueprint,
     current_caller,
@@ -46,7 +47,6 @@ blp = ApiBlueprint(
     description="Events (a class, a hackathon): their own bots, tournaments, ladder and "
     "ratings, never mixed with another's.",
 )
-OPTIONAL_BEARER = [{}, *BEARER]
 
 
 def event_json(event: Event, who: services.Caller) -> dict[str, Any]:

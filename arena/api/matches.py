@@ -18,7 +18,7 @@ from flask.views import MethodView
 
 from arena import services
 from arena.api.common import (
-    BEARER,
+    OPTIONAL_BEARER,
     PAGINATION_HEADERS_DOC,
     ApiBlueprint,
     as_row,
@@ -42,8 +42,6 @@ from arena.worker.live import steps_so_far
 blp = ApiBlueprint(
     "matches", __name__, url_prefix="/api/matches", description="Matches and their replays."
 )
-# a read answers anyone; a token (optional) shows a private event's matches to its members
-OPTIONAL_BEARER = [{}, *BEARER]
 
 
 def visible_match(session: Any, match_id: int) -> Match:
