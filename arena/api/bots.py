@@ -152,7 +152,7 @@ class BotById(MethodView):
         with database().session() as session:
             reader = current_caller(session)
             bot = services.get_bot(session, bot_id)
-            events.check_visible(session, reader, bot.event_id, f"bot {bot_id}")
+            services.check_visible(session, reader, bot.event_id, f"bot {bot_id}")
             return _bot_detail(session, bot, reader)
 
     @blp.arguments(BotUpdateSchema)
@@ -204,7 +204,7 @@ def bot_versions(bot_id: int) -> list[dict[str, Any]]:
     wins, mean score, first and last played; first played first"""
     with database().session() as session:
         bot = services.get_bot(session, bot_id)
-        events.check_visible(session, current_caller(session), bot.event_id, f"bot {bot_id}")
+        services.check_visible(session, current_caller(session), bot.event_id, f"bot {bot_id}")
         return versions.bot_versions(session, bot.id)
 
 

@@ -48,7 +48,7 @@ def visible_match(session: Any, match_id: int) -> Match:
     """The match, else 404: also one of a private event the caller is not in (its
     existence is not told)."""
     match = services.get_match(session, match_id)
-    events.check_visible(session, current_caller(session), match.event_id, f"match {match_id}")
+    services.check_visible(session, current_caller(session), match.event_id, f"match {match_id}")
     return match
 
 

@@ -185,7 +185,7 @@ class TournamentById(MethodView):
         """One tournament with its progress, standings, crosstable and stop rule"""
         with database().session() as session:
             tournament = services.get_tournament(session, tournament_id)
-            events.check_visible(
+            services.check_visible(
                 session, current_caller(session), tournament.event_id, f"tournament {tournament_id}"
             )
             return _detail(session, tournament, with_crosstable=query["crosstable"])
@@ -203,7 +203,7 @@ def cancel(tournament_id: int) -> dict[str, Any]:
     """
     with database().session() as session:
         tournament = services.get_tournament(session, tournament_id)
-        events.check_visible(
+        services.check_visible(
             session, current_caller(session), tournament.event_id, f"tournament {tournament_id}"
         )
         check_starts(session, tournament.event_id)
@@ -279,7 +279,7 @@ CROSSTABLE_COLUMNS = tuple(CrosstableRowSchema().fields)
 
 def _visible_tournament(session: Session, tournament_id: int) -> Tournament:
     tournament = services.get_tournament(session, tournament_id)
-    events.check_visible(
+    services.check_visible(
         session, current_caller(session), tournament.event_id, f"tournament {tournament_id}"
     )
     return tournament

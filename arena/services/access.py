@@ -164,19 +164,23 @@ def check_admin(config: Config, who: Caller) -> None:
     raise ServiceError(403, "only the admin may do this")
 
 
+def check_visible(session: Session, who: Caller, event_id: int | None, what: str) -> None:
+    """404 for a thing (``what``: "bot 3") of a private event the caller may not see."""
+    if event_id is None:
+        return
+    event = session.get(Event, event_id)
+    if event is not None and not who.sees_event(event.id, event.visibility):
+        raise ServiceError(404, f"no {what}")
+
+
 def check_manages(who: Caller, bot: Bot) -> None:
     """401 without a credential, 403 for one that does not manage the bot; 404 for anyone
     who may not see it (a private event's bot: its existence is not told)."""
     if who.manages(bot):
         return
     session = object_session(bot)
-    event = (
-        session.get(Event, bot.event_id)
-        if session is not None and bot.event_id is not None
-        else None
-    )
-    if event is not None and not who.sees_event(event.id, event.visibility):
-        raise ServiceError(404, f"no bot {bot.id}")
+    if session is not None:
+        check_visible(session, who, bot.event_id, f"bot {bot.id}")
     if who.anonymous:
         raise ServiceError(
             401,

@@ -146,15 +146,6 @@ def not_hidden(column: Any, hidden: Sequence[int]) -> ColumnElement[bool]:
     return or_(column.is_(None), column.not_in(list(hidden)))
 
 
-def check_visible(session: Session, who: Caller, event_id: int | None, what: str) -> None:
-    """404 for a thing (``what``: "bot 3") of a private event the caller may not see."""
-    if event_id is None:
-        return
-    event = session.get(Event, event_id)
-    if event is not None and not who.sees_event(event.id, event.visibility):
-        raise ServiceError(404, f"no {what}")
-
-
 def is_frozen(event: Event | None, now: Any = None) -> bool:
     return bool(
         event and event.freeze_at is not None and aware(event.freeze_at) <= (now or utcnow())

@@ -94,7 +94,7 @@ def check_visible(session: Session, event_id: int | None, what: str) -> None:
     """The 404 page for a thing (``what``: "bot 3") of a private event the reader is not
     in: to them it does not exist."""
     try:
-        events.check_visible(session, reader(session), event_id, what)
+        services.check_visible(session, reader(session), event_id, what)
     except services.ServiceError:
         abort(404, f"There is no {what}.")
 
