@@ -59,13 +59,7 @@ def event_json(event: Event, who: services.Caller) -> dict[str, Any]:
     row["registration_open"] = events.registration_problem(event) is None
     if who.organises_event(event.id):
         row["join_code"] = event.join_code
-    row["role"] = (
-        "organiser"
-        if event.id in who.organises
-        else "contestant"
-        if event.id in who.joined
-        else None
-    )
+    row["role"] = who.member_role(event.id)
     return row
 
 

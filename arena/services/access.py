@@ -93,6 +93,12 @@ class Caller:
         """The admin, or an organiser of that event (None: the open arena, the admin's)."""
         return self.admin or (event_id is not None and event_id in self.organises)
 
+    def member_role(self, event_id: int) -> str | None:
+        """What the caller is in the event: organiser, contestant, or None (not in it)."""
+        if event_id in self.organises:
+            return "organiser"
+        return "contestant" if event_id in self.joined else None
+
     def manages(self, bot: Bot) -> bool:
         """May change, pause, rename, delete the bot or reset its credentials."""
         return self.owns(bot) or self.organises_event(bot.event_id)

@@ -28,11 +28,8 @@ def _event_row(event: Event, who: services.Caller) -> dict[str, Any]:
         "event": event,
         "frozen": events.is_frozen(event),
         "registration": events.registration_problem(event),
-        "role": "organiser"
-        if who.organises_event(event.id)
-        else "contestant"
-        if event.id in who.joined
-        else None,
+        # the admin organises every event: the page offers them its organisers' tools
+        "role": "organiser" if who.organises_event(event.id) else who.member_role(event.id),
     }
 
 
