@@ -53,6 +53,8 @@ TOURNAMENT_STATUSES = ("running", "finished", "cancelled")
 # who sees a match's hidden cards while it is played: nobody (only the public table
 # until it ends) or everyone (every perspective, live)
 LIVE_VIEWS = ("public", "everyone")
+# the processes that send heartbeats (``WorkerBeat``): a Celery worker, ``arena beat``
+WORKER_KINDS = ("worker", "beat")
 
 
 def utcnow() -> dt.datetime:
@@ -507,6 +509,26 @@ class Counter(Base):
 
     name: Mapped[str] = mapped_column(String(32), primary_key=True)
     value: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class WorkerBeat(Base):
+    """The heartbeat of one worker or beat process: written when it starts and every few
+    seconds while it lives, so that the web can tell an operator which processes are alive
+    and warn when matches are queued with no worker to play them."""
+
+    __tablename__ = "worker_beats"
+
+    # the process's lease owner name for a worker (``arena.worker.warden.new_owner``)
+    name: Mapped[str] = mapped_column(String(160), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16), default="worker")  # WORKER_KINDS
+    host: Mapped[str] = mapped_column(String(100), default="")
+    pid: Mapped[int] = mapped_column(Integer, default=0)
+    started_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    last_seen: Mapped[dt.datetime] = mapped_column(default=utcnow, index=True)
+    capacity: Mapped[int] = mapped_column(Integer, default=0)  # matches it plays at once
+    in_flight: Mapped[int] = mapped_column(Integer, default=0)  # matches it plays now
+    metrics_port: Mapped[int | None] = mapped_column(Integer, default=None)
+    stopped_at: Mapped[dt.datetime | None] = mapped_column(default=None)
 
 
 class RatingFit(Base):
