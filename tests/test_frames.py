@@ -7,8 +7,11 @@ compared here with a re-simulation that does not go through ``arena.match.frames
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
+import logging
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -380,3 +383,41 @@ def test_arena_view_without_a_display_says_where_the_page_is(
     page = Path(out.removeprefix("replay page written to ").split(": open it")[0])
     assert page.exists() and 'id="replay-data"' in page.read_text()
     page.unlink()
+
+
+def test_a_match_ending_while_its_steps_are_written_costs_the_other_matches_nothing(
+    app: Flask, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A match forgotten between the writer taking its steps and writing them (it ended
+    here; its result is not committed yet, so its row still says running) used to be
+    written again from its first step: the write failed on the key already there, and so
+    did every later write of the process, for every match, until that result committed."""
+    database = app.extensions["arena.db"]
+    ending, going_on = running_match(app), running_match(app, attempts=2)
+    record = a_record("cactus", seed=21, players=2)
+    writer = LiveWriter(database, interval=3600)  # written when the test says
+    ending_feed, going_on_feed = writer.feed(ending, 1), writer.feed(going_on, 2)
+    for feed in (ending_feed, going_on_feed):
+        feed(record["steps"][0])
+    writer.flush()
+    for feed in (ending_feed, going_on_feed):
+        feed(record["steps"][1])
+    opened = database.session
+
+    @contextlib.contextmanager
+    def the_match_ends_meanwhile() -> Iterator[Any]:
+        ending_feed.close()  # the referee is done with it: the writer forgets it
+        with opened() as session:
+            yield session
+
+    monkeypatch.setattr(database, "session", the_match_ends_meanwhile)
+    with caplog.at_level(logging.WARNING, logger="arena.worker.live"):
+        writer.flush()
+        monkeypatch.setattr(database, "session", opened)
+        going_on_feed(record["steps"][2])
+        writer.flush()
+    writer.close()
+    assert [r.getMessage() for r in caplog.records] == []  # no write failed
+    with database.session() as session:
+        assert steps_so_far(session, going_on, 2) == record["steps"][:3]
+        assert steps_so_far(session, ending, 1) == record["steps"][:1]

@@ -8,8 +8,11 @@ one commit a second, not a hundred (on SQLite, a commit per match and second cos
 quarter more worker CPU per decision; ``benchmarks/tournament.py``).  Rows are keyed by
 match, attempt and first step: a match taken over by another worker starts again from its
 seed, and its page follows the new attempt only.  Steps are written only for a match
-still running under that attempt, and deleted when the match is recorded (its replay
-then says everything).
+still running under that attempt and still played here, and deleted when the match is
+recorded (its replay then says everything).  A write that overlaps the end of a match
+(its steps taken for writing, then the match forgotten) writes nothing for it: it used to
+write its first steps again, and every later write of the process failed on the same key
+until the result was committed.
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ import os
 import threading
 from typing import Any
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import delete, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from arena.db import Database
@@ -39,6 +44,7 @@ class LiveWriter:
         self._lock = threading.Lock()
         self._pending: dict[Key, list[list[dict[str, Any]]]] = {}
         self._written: dict[Key, int] = {}  # steps of each match already in the database
+        self._playing: set[Key] = set()  # the matches fed and not yet forgotten
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._pid = os.getpid()
@@ -51,6 +57,7 @@ class LiveWriter:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="live-writer", daemon=True)
                 self._thread.start()
+            self._playing.add((match_id, attempt))
         return LiveFeed(self, (match_id, attempt))
 
     def add(self, key: Key, decisions: list[dict[str, Any]]) -> None:
@@ -60,6 +67,7 @@ class LiveWriter:
     def forget(self, key: Key) -> None:
         """The match is over here: what is not written yet never will be."""
         with self._lock:
+            self._playing.discard(key)
             self._pending.pop(key, None)
             self._written.pop(key, None)
 
@@ -91,7 +99,7 @@ class LiveWriter:
                 rows = []
                 with self._lock:
                     for key, steps in batch.items():
-                        if key in running:
+                        if key in running and key in self._playing:
                             first = self._written.get(key, 0)
                             rows.append(
                                 {
@@ -102,17 +110,22 @@ class LiveWriter:
                                 }
                             )
                 if rows:
-                    session.execute(insert(LiveSteps), rows)
+                    # a row already there is one this process wrote (the same steps)
+                    postgres = session.get_bind().dialect.name == "postgresql"
+                    insert = pg_insert if postgres else sqlite_insert
+                    session.execute(insert(LiveSteps).values(rows).on_conflict_do_nothing())
         except Exception:  # the database is busy or away: these steps go with the next write
             log.warning("could not write the live steps of %d matches", len(batch), exc_info=True)
             with self._lock:
                 for key, steps in batch.items():
-                    self._pending[key] = steps + self._pending.get(key, [])
+                    if key in self._playing:
+                        self._pending[key] = steps + self._pending.get(key, [])
             return
         with self._lock:
             for row in rows:
                 key = (row["match_id"], row["attempt"])
-                self._written[key] = row["first"] + len(row["steps"])
+                if key in self._playing:
+                    self._written[key] = row["first"] + len(row["steps"])
 
 
 class LiveFeed:
