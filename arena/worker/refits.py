@@ -61,7 +61,7 @@ def rebuild_ratings(database: Database, game: str, write: bool = False) -> dict[
     stored; also refit the maximum-likelihood ratings, whether or not the history changed
     since the last fit.  With ``write``, store the recomputed Elo (the fitted ratings are
     always stored)."""
-    with database.session() as session:
+    with database.long_session() as session:  # the fit may take a while on a long history
         newest, history = _rated_rows(session, game)
         elo = replay_elo(history, ELO)
         stored = {
