@@ -46,6 +46,8 @@ from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 from sqlalchemy import delete, event, func, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
@@ -149,7 +151,7 @@ def claim(
                 f"lost its worker {match.lost_leases} times: something keeps killing the "
                 "workers that play it (memory? see the workers' logs)"
             )
-            log.error("match %s: %s", match.id, match.error)
+            log.error("match %s: %s", match.id, match.error, extra={"match_id": match.id})
     if match.dealt:
         requeued = redeal(session, match)
         if requeued and enqueue is not None:
@@ -298,7 +300,12 @@ def redeal(session: Session, match: Match) -> list[int]:
     worker, if any, loses its lease and stops; a finished rotation's result, not settled
     while its deal is played, is discarded with its replay."""
     seed = redeal_seed(match.seed, match.attempts + 1)
-    log.info("match %s is dealt anew for attempt %s", match.id, match.attempts + 1)
+    log.info(
+        "match %s is dealt anew for attempt %s",
+        match.id,
+        match.attempts + 1,
+        extra={"match_id": match.id},
+    )
     match.seed = seed
     group = deal_group(match)
     if group is None:
@@ -414,6 +421,15 @@ class Ended(enum.Enum):
     TOURNAMENT_OVER = "recorded, and its tournament is over"
 
 
+def holds_lease(match: Match, claimed: tuple[str, int], now: dt.datetime | None = None) -> bool:
+    """``claimed`` (owner, attempt) is the match's latest attempt and its lease has not
+    lapsed: a result recorded now, under the row's lock, is the only one (no warden adopts
+    a locked row, and none could have adopted it before: its lease was live)."""
+    if (match.lease_owner, match.attempts) != claimed:
+        return False
+    return match.lease_expires_at is not None and aware(match.lease_expires_at) > (now or utcnow())
+
+
 def finish(
     session: Session,
     match: Match | None,
@@ -424,15 +440,14 @@ def finish(
     """Write a played match's result on its locked row (seats loaded): each seat's rank,
     score, strikes and faults, the replay, and, unless it waits for the other rotations
     of its deal, its settlement; its tournament ends if nothing is left to play.
-    ``claimed`` is the (owner, attempt) that played it: the owner must still hold the
-    lease and the attempt be the match's latest (None: an in-process caller that claimed
-    nothing).  Nothing is written when the match is not the caller's to record: gone,
-    already ended, or claimed again since (by another worker, or dealt anew)."""
+    ``claimed`` is the (owner, attempt) that played it: the owner must still hold a live
+    lease (``holds_lease``) and the attempt be the match's latest (None: an in-process
+    caller that claimed nothing).  Nothing is written when the match is not the caller's
+    to record: gone, already ended, claimed again since (by another worker, or dealt
+    anew), or its lease lapsed."""
     if match is None:
         return Ended.REFUSED
-    if match.status in MATCH_ENDED or (
-        claimed is not None and (match.lease_owner, match.attempts) != claimed
-    ):
+    if match.status in MATCH_ENDED or (claimed is not None and not holds_lease(match, claimed)):
         live.forget(session, match.id, keep_attempt=match.attempts)
         return Ended.REFUSED
     outcome = record.outcome or {}
@@ -550,33 +565,57 @@ def settle_tournaments(session: Session, tournament_ids: Iterable[int], pause_af
 
 def _count_forfeit(session: Session, seat: MatchSeat, pause_after: int) -> None:
     """Keep the bot's count of forfeits in a row; pause an active bot at ``pause_after``
-    (the ladder stops seating it) and say why, until its owner sets it active again."""
-    bot = session.get(Bot, seat.bot_id, with_for_update=True)
-    if bot is None:
-        return
+    (the ladder stops seating it) and say why, until its owner sets it active again.
+
+    The bot's row is written, and so locked, only when its count changes: a result does
+    not queue behind every other result of the same bot (nearly all of them, in a
+    tournament) for a count that stays 0."""
     if not seat.forfeited:
-        bot.forfeit_streak = 0
+        session.execute(
+            update(Bot)
+            .where(Bot.id == seat.bot_id, Bot.forfeit_streak != 0)
+            .values(forfeit_streak=0)
+            .execution_options(synchronize_session=False)
+        )
         return
-    bot.forfeit_streak += 1
-    if bot.forfeit_streak >= pause_after and bot.status == "active":
-        first = (seat.faults or {}).get("first", {})
-        bot.status = "paused"
-        bot.paused_by = "arena"
-        bot.paused_reason = (
-            f"paused after {bot.forfeit_streak} forfeits in a row (match {seat.match_id}: "
-            f"{describe_fault(first) if first else 'no usable answer'})"
-        )[:300]
-        log.warning("bot %s paused: %s", bot.id, bot.paused_reason)
+    row = session.execute(
+        update(Bot)
+        .where(Bot.id == seat.bot_id)
+        .values(forfeit_streak=Bot.forfeit_streak + 1)
+        .returning(Bot.forfeit_streak, Bot.status)
+        .execution_options(synchronize_session=False)
+    ).first()
+    if row is None or row.forfeit_streak < pause_after or row.status != "active":
+        return
+    first = (seat.faults or {}).get("first", {})
+    reason = (
+        f"paused after {row.forfeit_streak} forfeits in a row (match {seat.match_id}: "
+        f"{describe_fault(first) if first else 'no usable answer'})"
+    )[:300]
+    session.execute(
+        update(Bot)
+        .where(Bot.id == seat.bot_id)
+        .values(status="paused", paused_by="arena", paused_reason=reason)
+        .execution_options(synchronize_session=False)
+    )
+    log.warning("bot %s paused: %s", seat.bot_id, reason, extra={"bot_id": seat.bot_id})
 
 
 def _rate(session: Session, match: Match, ranks: list[int]) -> None:
-    # the lock serialises rated results: their order is the order of rating_seq
-    counter = session.scalars(
-        select(Counter).where(Counter.name == RATING_SEQ).with_for_update()
-    ).one()
-    counter.value += 1
-    match.rating_seq = counter.value
     bot_ids = [s.bot_id for s in sorted(match.seats, key=lambda s: s.seat)]
+    # a bot's first rated result makes its row; two first results at once make it once
+    # (the second waits for the first to commit, then locks the row it made)
+    insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+    session.execute(
+        insert(Rating)
+        .values(
+            [
+                {"bot_id": b, "game": match.game, "elo": ELO.initial, "matches": 0}
+                for b in sorted(set(bot_ids))
+            ]
+        )
+        .on_conflict_do_nothing()
+    )
     rows = {
         r.bot_id: r
         for r in session.scalars(
@@ -588,10 +627,7 @@ def _rate(session: Session, match: Match, ranks: list[int]) -> None:
     }
     table = {bot_id: row.elo for bot_id, row in rows.items()}
     for bot_id, (before, after) in apply_match(table, bot_ids, ranks, ELO).items():
-        row = rows.get(bot_id)
-        if row is None:
-            row = Rating(bot_id=bot_id, game=match.game, elo=after, matches=0)
-            session.add(row)
+        row = rows[bot_id]
         row.elo = after
         row.matches += 1
         session.add(
@@ -599,6 +635,15 @@ def _rate(session: Session, match: Match, ranks: list[int]) -> None:
                 match_id=match.id, bot_id=bot_id, game=match.game, before=before, after=after
             )
         )
+    # the sequence of rated results, taken last: its lock is the one every rated result
+    # waits on, so it is held for the end of the transaction only.  Results that share a
+    # bot still take their numbers in the order they rated it (each holds that bot's
+    # rating row until it commits), which is all a rebuild needs.
+    counter = session.scalars(
+        select(Counter).where(Counter.name == RATING_SEQ).with_for_update()
+    ).one()
+    counter.value += 1
+    match.rating_seq = counter.value
 
 
 def finish_tournament(session: Session, match: Match) -> bool:
