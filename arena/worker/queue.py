@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from arena.config import Config
-from arena.worker.celery_app import _state, celery, configure
+from arena.worker.celery_app import MATCH_QUEUE, _state, celery, configure
 
 ENQUEUE_INLINE = 100  # more matches than this are sent by a worker (``send_matches``)
 
@@ -46,3 +46,17 @@ def send_matches(match_ids: list[int]) -> int:
     """``run_match`` for each id, in order.  Sent again after a crash, a match gets two
     messages, which ``run_match`` tolerates (the second finds it claimed or finished)."""
     return _send(match_ids)
+
+
+def messages_waiting() -> int:
+    """How many ``run_match`` messages the broker holds, not yet handed to a worker
+    (a queue never declared holds none).  Raises when the broker cannot be reached."""
+    with celery.connection_for_read() as connection:
+        connection.ensure_connection(max_retries=1)
+        channel = connection.default_channel
+        try:
+            return channel.queue_declare(queue=MATCH_QUEUE, passive=True).message_count
+        except Exception as exc:
+            if "not_found" in str(exc).lower().replace(" ", "_") or "NotFound" in repr(exc):
+                return 0
+            raise
