@@ -11,17 +11,31 @@ from typing import Any
 from flask import Flask, jsonify
 from werkzeug.exceptions import HTTPException
 
+from arena import sealing
 from arena.config import Config, from_env
 from arena.db import Database
 from arena.extensions import api
 
 
+def _routing_first() -> None:
+    """A request no route takes is answered so (404, or 405 with its ``Allow``) before
+    anything reads it: Flask runs every ``before_request`` first, and the body limits or
+    the pages' CSRF check would answer for a view that does not exist."""
+    from flask import request
+
+    if request.routing_exception is not None:
+        raise request.routing_exception
+
+
 def create_app(config: Config | None = None, **flask_config: Any) -> Flask:
     from arena import logins
-    from arena.api import limits
+    from arena.api import health, limits
+    from arena.api.common import IdConverter
 
     config = config or from_env()
     app = Flask(__name__, template_folder="web/templates", static_folder="web/static")
+    # before any route: every whole number in a path is an id, 1 to MAX_ID (else 404)
+    app.url_map.converters["int"] = IdConverter
     app.config.update(
         SECRET_KEY=config.secret_key,
         API_TITLE="Card-bot arena",
@@ -37,18 +51,25 @@ def create_app(config: Config | None = None, **flask_config: Any) -> Flask:
         **flask_config,
     )
     app.extensions["arena.config"] = config
-    database = Database(config.database_url)
+    sealing.use(config)  # the keys bots' signing secrets are sealed with
+    database = Database(config.database_url, config.database_pool)
     app.extensions["arena.db"] = database
 
     from arena.api import register_api
-    from arena.web import register_web
+    from arena.web import register_web, security
 
     # before any view of any blueprint: every route that reads a body is covered
+    app.before_request(_routing_first)
     app.before_request(limits.check_request_body)
     logins.init_app(app, config)
     api.init_app(app)
     register_api(api)
+    api.register_blueprint(health.blp)  # /healthz, /readyz (no /api prefix), /api/status
     register_web(app)
+    security.init_app(app)  # CSP and the other headers on every answer
+    from arena.metrics.web import register_metrics
+
+    register_metrics(app)  # /metrics: Prometheus's text, outside the OpenAPI document
 
     @app.errorhandler(HTTPException)
     def _json_error(exc: HTTPException):  # type: ignore[no-untyped-def]
@@ -56,7 +77,7 @@ def create_app(config: Config | None = None, **flask_config: Any) -> Flask:
         from flask import request
 
         if not request.path.startswith("/api/"):
-            return exc
+            return security.error_page(exc) if security.wants_page() else exc
         body = {"code": exc.code, "status": exc.name, "message": exc.description}
         body.update(getattr(exc, "extra", None) or {})
         errors = getattr(exc, "data", {}).get("messages") if hasattr(exc, "data") else None

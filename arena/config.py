@@ -12,6 +12,7 @@ not later.
 | ``ARENA_DATABASE_URL`` | SQLAlchemy URL (PostgreSQL in production) | SQLite file |
 | ``ARENA_BROKER_URL`` | Celery broker (``redis://``, ``amqp://``) | file-system broker |
 | ``ARENA_SECRET_KEY`` | Flask secret (sessions, CSRF) | random per process (local) |
+| ``ARENA_SECRETS_KEY`` | keys sealing bots' signing secrets (``arena.sealing``) | a file (local) |
 | ``ARENA_ORGANISER_TOKEN`` | needed to create tournaments (required in production) | unset: open |
 | ``ARENA_ALLOWED_NETWORKS`` | comma-separated CIDRs bots may live in | none |
 | ``ARENA_DEADLINE_MS`` | time a bot has for one answer | 2000 |
@@ -28,6 +29,8 @@ not later.
 | ``ARENA_OPEN_REGISTRATION`` | bots registered without an account | on (local), off |
 | ``ARENA_RATE_LIMITS`` | per-address limits on sign-up, login, registration | on |
 | ``ARENA_RATELIMIT_STORAGE`` | where they count (``redis://`` for many web processes) | memory |
+| ``ARENA_METRICS_TOKEN`` | bearer token ``/metrics`` asks for | unset: open |
+| ``ARENA_LOG_FORMAT`` | ``text`` or ``json`` (one object per line, ``arena.logs``) | text |
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from arena.logs import LOG_FORMATS
 from arena.match.netpolicy import AddressPolicy
 
 
@@ -77,6 +81,9 @@ class Config:
     database_url: str = ""
     broker_url: str = ""
     secret_key: str = ""
+    # the keys bots' signing secrets are sealed with (arena.sealing); "": the local
+    # profile's key file in the data dir
+    secrets_key: str = ""
     organiser_token: str | None = None
     allowed_networks: tuple[str, ...] = ()
     deadline_ms: int = 2000
@@ -85,6 +92,10 @@ class Config:
     max_tournament_matches: int = 100_000
     ladder_interval: float = 30.0
     worker_concurrency: int = 100
+    # database connections a process keeps open (as many more at a peak): its threads
+    # share them, and a thread that waits too long for one retries (PostgreSQL's
+    # max_connections bounds them all: web processes, workers and beat together)
+    database_pool: int = 5
     connections_per_bot: int = 32
     lease_seconds: float = 15.0
     match_time_limit: float = 3600.0
@@ -102,6 +113,9 @@ class Config:
     # per client address: sign-up, login, registration (the ``limits`` library's notation)
     rate_limits: bool = True
     ratelimit_storage: str = "memory://"
+    # the bearer token /metrics wants (None: open), and how processes write their logs
+    metrics_token: str | None = None
+    log_format: str = "text"
     limits: Mapping[str, str] = field(default_factory=lambda: dict(RATE_LIMITS))
     testing: bool = False
     extra: Mapping[str, Any] = field(default_factory=dict)
@@ -137,6 +151,19 @@ def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
     raise ConfigError(f"{name} must be 1 or 0 (true or false), not {text!r}")
 
 
+def _secrets_key(env: Mapping[str, str]) -> str:
+    """``ARENA_SECRETS_KEY``, checked now: a key that is not one fails at start-up."""
+    from arena.sealing import SealingError, parse_keys
+
+    text = env.get("ARENA_SECRETS_KEY", "").strip()
+    if text:
+        try:
+            parse_keys(text)
+        except SealingError as exc:
+            raise ConfigError(str(exc)) from None
+    return text
+
+
 def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
     env = os.environ if env is None else env
     profile = env.get("ARENA_PROFILE", "local")
@@ -159,7 +186,15 @@ def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
                 "ARENA_ORGANISER_TOKEN must be set in the production profile: without it "
                 "anyone could start tournaments and switch ladders"
             )
+        if not env.get("ARENA_SECRETS_KEY", "").strip():
+            raise ConfigError(
+                "ARENA_SECRETS_KEY must be set in the production profile: bots' signing "
+                "secrets are sealed with it (`arena db new-secrets-key` makes one)"
+            )
     networks = tuple(n.strip() for n in env.get("ARENA_ALLOWED_NETWORKS", "").split(",") if n)
+    log_format = env.get("ARENA_LOG_FORMAT", "").strip().lower() or "text"
+    if log_format not in LOG_FORMATS:
+        raise ConfigError(f"ARENA_LOG_FORMAT must be text or json, not {log_format!r}")
 
     def number(name: str, default: float, kind: type = int, minimum: float = 1) -> Any:
         text = env.get(name, "")
@@ -179,6 +214,7 @@ def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         database_url=database_url,
         broker_url=broker_url,
         secret_key=secret_key or secrets.token_hex(32),
+        secrets_key=_secrets_key(env),
         organiser_token=organiser_token,
         allowed_networks=networks,
         deadline_ms=number("ARENA_DEADLINE_MS", 2000),
@@ -187,6 +223,7 @@ def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         max_tournament_matches=number("ARENA_MAX_TOURNAMENT_MATCHES", 100_000),
         ladder_interval=number("ARENA_LADDER_INTERVAL", 30, float),
         worker_concurrency=number("ARENA_WORKER_CONCURRENCY", 100),
+        database_pool=number("ARENA_DATABASE_POOL", 5),
         connections_per_bot=number("ARENA_CONNECTIONS_PER_BOT", 32),
         lease_seconds=number("ARENA_LEASE_SECONDS", 15, float),
         match_time_limit=number("ARENA_MATCH_TIME_LIMIT", 3600, float),
@@ -197,6 +234,8 @@ def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         open_registration=_flag(env, "ARENA_OPEN_REGISTRATION", default=profile == "local"),
         rate_limits=_flag(env, "ARENA_RATE_LIMITS", default=True),
         ratelimit_storage=env.get("ARENA_RATELIMIT_STORAGE", "memory://"),
+        metrics_token=env.get("ARENA_METRICS_TOKEN") or None,
+        log_format=log_format,
     )
     try:
         AddressPolicy.for_profile(profile, networks)  # a bad CIDR fails here, at start-up

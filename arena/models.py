@@ -26,6 +26,8 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship, validates
 
 from arena.match import records
+from arena.names import skeleton
+from arena.sealing import SealedSecret
 
 # a match's statuses (its transitions are arena.worker.lifecycle's): still to be played, or ended
 MATCH_OPEN = ("queued", "running")
@@ -49,7 +51,8 @@ EVENT_VISIBILITIES = ("public", "private")
 # organiser (only an organiser may)
 PAUSED_BY = ("arena", "organiser")
 # a tournament's statuses: running until its matches are over or it is cancelled
-TOURNAMENT_STATUSES = ("running", "finished", "cancelled")
+# building: a worker is writing its matches (arena.services.tournaments.build_tournament)
+TOURNAMENT_STATUSES = ("building", "running", "finished", "cancelled")
 # who sees a match's hidden cards while it is played: nobody (only the public table
 # until it ends) or everyone (every perspective, live)
 LIVE_VIEWS = ("public", "everyone")
@@ -71,11 +74,18 @@ def bot_name(name: str) -> str:
     return " ".join(name.split())
 
 
+NAME_KEY_LENGTH = 192  # the key column's width
+
+
 def bot_name_key(name: str) -> str:
-    """What two names must differ in to be two bots: ``" Alpha "``, ``"alpha"`` and
-    ``"ALPHA"`` have the same key (the stored name, case folded).  Case folding makes a
-    name at most three times longer: a 64-character name has a key of at most 192."""
-    return bot_name(name).casefold()
+    """What two names must differ in to be two bots (or two accounts): ``" Alpha "``,
+    ``"alpha"``, ``"ALPHA"``, and ``alpha`` with a Cyrillic a or in fullwidth letters
+    have the same key: the stored name as it looks (``arena.names.skeleton``: compatibility forms
+    folded, case folded, look-alike letters replaced), each run of spaces one space.  A
+    name written in ASCII keeps its case-folded self.  Folding can make a name longer
+    (one character of it can become eighteen): the key is its first NAME_KEY_LENGTH
+    characters, so two names alike that far are one (migration 0015)."""
+    return " ".join(skeleton(bot_name(name)).split())[:NAME_KEY_LENGTH]
 
 
 class Base(DeclarativeBase):
@@ -181,8 +191,9 @@ class Bot(Base):
     endpoint: Mapped[str | None] = mapped_column(String(512), default=None)
     owner: Mapped[str] = mapped_column(String(64))
     owner_token_hash: Mapped[str] = mapped_column(String(128))
-    # kept to sign every request to the bot; shown to the owner once, at registration
-    signing_secret: Mapped[str] = mapped_column(String(128))
+    # kept to sign every request to the bot; shown to the owner once, at registration;
+    # stored sealed with ARENA_SECRETS_KEY (arena.sealing, migration 0015)
+    signing_secret: Mapped[str] = mapped_column(SealedSecret())
     games: Mapped[list[Any]] = mapped_column(default=list)
     # BOT_STATUSES: paused by the arena (see paused_reason) after several forfeits in a
     # row, until its owner sets it active again

@@ -51,6 +51,19 @@ REFUSED_ADDRESSES = [
     ("64:ff9b::6440:1", "NAT64 form of 100.64.0.1"),
     ("64:ff9b:1::a9fe:a9fe", "local-use NAT64 form of 169.254.169.254"),
     ("2001:0:4136:e378:8000:63bf:3fff:fdd2", "Teredo"),
+    # forms and ranges the interpreter's own ``is_global`` lets through
+    ("::ffff:0:a9fe:a9fe", "IPv4-translated 169.254.169.254"),
+    ("::ffff:0:a00:1", "IPv4-translated 10.0.0.1"),
+    ("::ffff:0:7f00:1", "IPv4-translated loopback"),
+    ("fec0::1", "IPv6 site-local (deprecated, still routed inside sites)"),
+    ("3fff::1", "IPv6 documentation (RFC 9637)"),
+    ("5f00::1", "SRv6 SIDs (RFC 9602)"),
+    ("100::1", "IPv6 discard-only"),
+    ("2001:2::1", "IPv6 benchmarking"),
+    ("2001:10::1", "deprecated ORCHID"),
+    ("4000::1", "IPv6 space IANA has not allocated"),
+    ("192.0.0.9", "IPv4 IETF protocol assignments"),
+    ("192.88.99.1", "deprecated 6to4 relay anycast"),
 ]
 
 
@@ -80,10 +93,43 @@ def test_embedded_ipv4_is_found_in_every_ipv6_form():
     assert inner("::ffff:1.2.3.4") == ["1.2.3.4"]
     assert inner("2002:102:304::9") == ["1.2.3.4"]
     assert inner("64:ff9b::102:304") == ["1.2.3.4"]
-    assert inner("64:ff9b:1::102:304") == ["1.2.3.4"]
+    assert inner("::ffff:0:102:304") == ["1.2.3.4"]
     assert inner("::102:304") == ["1.2.3.4"]
     assert inner("2001:0:4136:e378:8000:63bf:3fff:fdd2") == ["65.54.227.120", "192.0.2.45"]
     assert inner("2606:4700:4700::1111") == [] and inner("::1") == [] and inner("1.2.3.4") == []
+    # the local-use NAT64 prefix may embed its IPv4 address at several places: not a carrier
+    assert inner("64:ff9b:1::102:304") == []
+
+
+def test_a_teredo_address_passes_only_when_both_its_ends_do():
+    """Teredo traffic goes through its server to its client: an operator's network
+    allowing one of them does not let the other through."""
+    policy = AddressPolicy.for_profile("production", ["10.77.0.0/24"])
+    # server 10.77.0.1 (allowed), client 169.254.169.254 (the metadata service)
+    with pytest.raises(AddressRefused):
+        policy.check(_teredo("10.77.0.1", "169.254.169.254"))
+    # server 8.8.8.8 (global), client 10.77.0.9 (allowed): both pass
+    policy.check(_teredo("8.8.8.8", "10.77.0.9"))
+    PRODUCTION.check(_teredo("8.8.8.8", "93.184.215.14"))
+    with pytest.raises(AddressRefused):
+        PRODUCTION.check(_teredo("8.8.8.8", "10.77.0.9"))
+
+
+def _teredo(server: str, client: str) -> str:
+    import ipaddress
+
+    value = (0x20010000 << 96) | (int(ipaddress.IPv4Address(server)) << 64)
+    value |= ~int(ipaddress.IPv4Address(client)) & 0xFFFFFFFF
+    return str(ipaddress.IPv6Address(value))
+
+
+def test_an_operator_network_allows_a_carrier_only_when_every_address_in_it_is_allowed():
+    policy = AddressPolicy.for_profile("production", ["10.77.0.0/24", "64:ff9b:1::/96"])
+    for address in ("::ffff:0:a4d:5", "2002:a4d:5::1", "64:ff9b::a4d:5", "64:ff9b:1::a4d:5"):
+        policy.check(address)  # 10.77.0.5 in its IPv6 forms, and a listed local NAT64
+    for address in ("::ffff:0:a4e:5", "2002:a4e:5::1", "64:ff9b:1:1::a4d:5"):
+        with pytest.raises(AddressRefused):
+            policy.check(address)
 
 
 def test_local_profile_allows_loopback_only_besides_global_addresses():

@@ -562,7 +562,7 @@ def test_a_gauntlet_shows_its_stop_rule_and_decisions(
         row = rows[str(status["bot_id"])]
         assert f'<td class="num llr">{status["llr"]:.2f}</td>' in row
         assert f'<td class="num">{status["observations"]}</td>' in row
-        assert re.search(r'class="gauge-mark gauge-h[01]" style="left: \d+\.\d%"', row)
+        assert re.search(r'class="gauge-mark gauge-h[01]" cx="\d+\.\d%"', row)
     assert f"{summary['lower']:.2f}" in page_text(rule) and f"{summary['upper']:.2f}" in page_text(
         rule
     )

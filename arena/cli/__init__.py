@@ -14,6 +14,7 @@ from arena.cli import accounts, events, ladders, local, remote, server
 from arena.cli.output import UsageError
 from arena.config import ConfigError
 from arena.games.base import OptionsError
+from arena.sealing import SealingError
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -24,8 +25,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = build_parser().parse_args(argv)
     try:
-        return args.func(args)
-    except (OptionsError, ConfigError, UsageError) as exc:
+        status = args.func(args)
+        # the output still buffered is written now, where a reader gone away is caught
+        # below, and not at the interpreter's exit, which prints a traceback for it
+        sys.stdout.flush()
+        return status
+    except (OptionsError, ConfigError, UsageError, SealingError) as exc:
         print(f"arena: {exc}", file=sys.stderr)
         return 2
     except RemoteError as exc:

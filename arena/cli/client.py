@@ -11,6 +11,10 @@ Every failure is a ``RemoteError`` with one line to show: the server's own ``mes
 for a 4xx, what went wrong for a server that is down, slow, failing (5xx) or not an
 arena at all.  ``server_side`` tells a failure of the server (5xx) from one the user can
 fix (a URL, a token, an argument).
+
+An address given with the API's own prefix (``http://host:port/api``, what the API's
+documentation shows) means the arena there: the prefix is dropped rather than refused,
+since an arena's API is always under ``/api`` of the arena's address.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import requests
 from requests.adapters import HTTPAdapter
 from urllib3.exceptions import MaxRetryError, ReadTimeoutError
 from urllib3.util.retry import Retry
+from werkzeug.exceptions import NotFound
 
 SERVER_ENV = "ARENA_SERVER"
 TOKEN_ENV = "ARENA_TOKEN"  # an account's API token (arena accounts token)
@@ -40,6 +45,10 @@ READ_TIMEOUT = 30.0  # seconds: creating a big tournament takes a few
 RETRIES = 3
 IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
 PAGE_SIZE = 100  # the API's largest page
+API_PREFIX = "/api"
+# what an arena's API answers for a path that is none of its routes (Flask's own words):
+# the address is wrong, not the bot or tournament asked for
+NO_ROUTE = NotFound.description
 
 
 class RemoteError(Exception):
@@ -73,7 +82,7 @@ class ArenaClient:
                 f"{server!r} is not an arena's address: give http://host:port "
                 f"(--server or ${SERVER_ENV})"
             )
-        self.base = server.rstrip("/")
+        self.base = server.rstrip("/").removesuffix(API_PREFIX).rstrip("/")
         self.timeout = (min(CONNECT_TIMEOUT, timeout), timeout)
         retry = Retry(
             total=retries,
@@ -165,6 +174,12 @@ class ArenaClient:
             raise RemoteError(
                 f"{self.base} failed: {status} {message or response.reason} "
                 f"({method} {path}; see the server's log)",
+                status,
+            )
+        if status == 404 and message == NO_ROUTE:
+            raise RemoteError(
+                f"{self.base} is not an arena's address: it has no {method} {path}; "
+                f"check --server or ${SERVER_ENV}",
                 status,
             )
         if status >= 400 and isinstance(message, str):

@@ -43,6 +43,7 @@ from arena.services.bots import (
     INFO_TEXT_CAP,
     InfoFetcher,
     attach_bot,
+    check_may_register,
     checked_info,
     connect_info,
     delete_bot,
@@ -72,8 +73,10 @@ from arena.services.reads import (
     tournament_progress,
 )
 from arena.services.tournaments import (
+    BUILD_INLINE,
     Schedule,
     TournamentPlan,
+    build_progress,
     cancel_tournament,
     check_entrants,
     create_final,
@@ -87,6 +90,7 @@ from arena.services.tournaments import (
 )
 
 __all__ = [
+    "BUILD_INLINE",
     "INFO_GAMES_CAP",
     "INFO_TEXT_CAP",
     "MAX_ID",
@@ -102,11 +106,13 @@ __all__ = [
     "TournamentPlan",
     "attach_bot",
     "bot_match_counts",
+    "build_progress",
     "caller",
     "cancel_tournament",
     "check_admin",
     "check_entrants",
     "check_manages",
+    "check_may_register",
     "check_visible",
     "checked_info",
     "connect_info",

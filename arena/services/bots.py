@@ -4,6 +4,7 @@ out), changing it, rotating its credentials, its recent faults, deleting it."""
 from __future__ import annotations
 
 import hmac
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -44,16 +45,32 @@ INFO_GAMES_CAP = 32
 
 InfoFetcher = Callable[[str], dict[str, Any]]
 
+# The health check of a bot being registered (or given a new endpoint) runs in the web
+# request: its GET / has this long in all, connecting included, so that an endpoint that
+# accepts and never answers holds a web thread no longer than that.
+REGISTRATION_CHECK_SECONDS = 3.0
+# ... and at most this many run at once in one web process: one more is refused at once
+# (503, try again) instead of waiting, so a burst of registrations against such endpoints
+# ties up a few threads and never every thread that serves the pages.
+REGISTRATION_CHECKS_AT_ONCE = 8
+_registration_checks = threading.BoundedSemaphore(REGISTRATION_CHECKS_AT_ONCE)
+
 
 def fetch_bot_info(
     config: Config, endpoint: str, info_fetcher: InfoFetcher | None = None
 ) -> dict[str, Any]:
     """The bot's answer to ``GET /``, checked and bounded, after the endpoint passed the
-    address policy.  ``info_fetcher(endpoint)`` replaces the HTTP call in tests."""
+    address policy, within ``REGISTRATION_CHECK_SECONDS`` (a 400 past it), at most
+    ``REGISTRATION_CHECKS_AT_ONCE`` at once (a 503 beyond).  ``info_fetcher(endpoint)``
+    replaces the HTTP call in tests."""
     try:
         config.address_policy.check_endpoint(endpoint)
     except ValueError as exc:
         raise ServiceError(400, f"endpoint refused: {exc}") from None
+    if not _registration_checks.acquire(blocking=False):
+        raise ServiceError(
+            503, "too many bots are being checked right now: try again in a few seconds"
+        )
     try:
         if info_fetcher is not None:
             info = info_fetcher(endpoint)
@@ -61,11 +78,13 @@ def fetch_bot_info(
             # the policy is checked again on the address actually connected to
             client = HttpClient(endpoint, check_address=config.address_policy.check)
             try:
-                info = client.info()
+                info = client.info(REGISTRATION_CHECK_SECONDS)
             finally:
                 client.close()
     except (BotFault, ValueError) as exc:
         raise ServiceError(400, f"the bot at {endpoint} did not answer GET /: {exc}") from None
+    finally:
+        _registration_checks.release()
     return checked_info(info)
 
 
@@ -189,13 +208,14 @@ def _name_taken(name: str, taken: str | None = None) -> ServiceError:
     return ServiceError(
         409,
         f"a bot named {taken!r} already exists: {name!r} is the same name (names are "
-        "compared without case and surrounding spaces)",
+        "compared as they look: without case and surrounding spaces, and letters of "
+        "other alphabets or widths drawn alike are one)",
     )
 
 
 def _check_name_free(session: Session, name: str, bot_id: int | None = None) -> None:
     """409 when another bot (deleted ones too: they keep their names) has a name with the
-    same key (``bot_name_key``: trimmed and case folded)."""
+    same key (``bot_name_key``: trimmed, case folded, look-alike letters as one)."""
     query = select(Bot.name).where(Bot.name_key == bot_name_key(name))
     if bot_id is not None:
         query = query.where(Bot.id != bot_id)
@@ -210,6 +230,12 @@ def _flush(session: Session, name: str) -> None:
         session.flush()
     except IntegrityError:
         raise _name_taken(name) from None
+
+
+def check_may_register(config: Config, who: Caller) -> None:
+    """Anyone may register a bot where the operator allows it; else an account must."""
+    if who.account_id is None and not who.admin and not config.open_registration:
+        raise who.refusal("registering a bot needs an account here: log in, or give its API token")
 
 
 def register_bot(
@@ -244,8 +270,7 @@ def register_bot(
     who = who or Caller()
     name = bot_name(name)
     event = None
-    if who.account_id is None and not who.admin and not config.open_registration:
-        raise who.refusal("registering a bot needs an account here: log in, or give its API token")
+    check_may_register(config, who)
     if owner is None:
         if who.name is None:
             raise ServiceError(422, "owner: give the bot's owner (or register it from an account)")
