@@ -17,6 +17,7 @@ from arena.api import (
     ratings,
     tournaments,
 )
+from arena.api.common import IdConverter, id_parameter_schema
 
 BLUEPRINTS = (
     accounts.blp,
@@ -46,5 +47,8 @@ def register_api(api: Api) -> None:
             "organiser token (the admin's)",
         },
     )
+    # ids in paths (``common.IdConverter``, the app's ``int``) with their bounds; this
+    # app's spec only (``Api.register_converter`` would add it again for every app made)
+    api.flask_plugin.register_converter(IdConverter, id_parameter_schema)
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)

@@ -16,9 +16,12 @@ from arena.api.common import (
     OPTIONAL_BEARER,
     PAGINATION_HEADERS_DOC,
     ApiBlueprint,
+    anyone,
     config,
+    credentials_first,
     current_caller,
     database,
+    nobody,
     paged,
     rate_limit,
 )
@@ -53,6 +56,7 @@ def _me(session: Any) -> Account:
 
 @blp.route("")
 class Accounts(MethodView):
+    @credentials_first(anyone)
     @blp.arguments(AccountCreateSchema)
     @blp.response(201, AccountCreatedSchema)
     @blp.doc(security=OPTIONAL_BEARER)
@@ -70,6 +74,7 @@ class Accounts(MethodView):
             token = accounts.issue_token(session, account, "sign-up")
             return {**accounts.account_json(session, account), "token": token}
 
+    @credentials_first(nobody)
     @blp.arguments(AccountListArgsSchema, location="query")
     @blp.response(200, AccountSchema(many=True), headers=PAGINATION_HEADERS_DOC)
     @blp.doc(security=BEARER)

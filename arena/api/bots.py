@@ -17,10 +17,13 @@ from arena.api.common import (
     OPTIONAL_BEARER,
     PAGINATION_HEADERS_DOC,
     ApiBlueprint,
+    anyone,
     as_row,
     config,
+    credentials_first,
     current_caller,
     database,
+    nobody,
     paged,
     rate_limit,
 )
@@ -55,6 +58,7 @@ def _row(bot: Bot, schema: type[BotSchema], reader: services.Caller, **extra: An
 
 @blp.route("")
 class Bots(MethodView):
+    @credentials_first(anyone)
     @blp.arguments(BotListArgsSchema, location="query")
     @blp.response(200, BotSchema(many=True), headers=PAGINATION_HEADERS_DOC)
     @blp.doc(security=OPTIONAL_BEARER)
@@ -98,6 +102,7 @@ class Bots(MethodView):
             rows = [_row(b, BotSchema, reader) for b in bots[start : start + query["page_size"]]]
         return paged(query, rows, len(bots))
 
+    @credentials_first(anyone)
     @blp.arguments(BotCreateSchema)
     @blp.response(201, BotRegisteredSchema)
     @blp.doc(security=OPTIONAL_BEARER)
@@ -108,17 +113,31 @@ class Bots(MethodView):
         the games it plays.  The answer holds the owner token and the signing secret: they
         are shown this once only.  Give ``signing_secret`` to choose the secret yourself
         (then the bot can run with it before it is registered).  Names are compared
-        without case and surrounding spaces: one that differs from a taken name only in
-        those is a 409.  Registered from an account (its login or API token), the bot
-        belongs to it and needs no ``owner``; ``event_id`` enters it in one of the
-        account's events (while its registration is open, up to its bots per account).
-        Without an account a free-text ``owner`` is needed, where the server allows it.
+        as they look: without case and surrounding spaces, with letters of other
+        alphabets or widths drawn alike (a Cyrillic a, a fullwidth a) as one; a name
+        that differs from a taken name only in those is a 409.  Registered from an
+        account (its login or API token), the bot belongs to it and needs no ``owner``;
+        ``event_id`` enters it in one of the account's events (while its registration is
+        open, up to its bots per account).  Without an account a free-text ``owner`` is
+        needed, where the server allows it.
         """
-        with rate_limit("register"), database().session() as session:
-            who = current_caller(session)
-            bot, owner_token, signing_secret = services.register_bot(
-                session, config(), who=who, **data
-            )
+        with rate_limit("register"):
+            with database().session() as session:
+                who = current_caller(session)
+                services.check_may_register(config(), who)
+            # the bot is called between two transactions: on SQLite a transaction holds
+            # the write lock, which no request may wait for while a bot takes its time
+            fetched = None
+            if data.get("endpoint") is not None and not data.get("connect"):
+                fetched = services.fetch_bot_info(config(), data["endpoint"])
+            with database().session() as session:
+                bot, owner_token, signing_secret = services.register_bot(
+                    session,
+                    config(),
+                    who=who,
+                    info_fetcher=None if fetched is None else (lambda _endpoint: fetched),
+                    **data,
+                )
             return as_row(
                 bot,
                 BotRegisteredSchema,
@@ -155,6 +174,7 @@ class BotById(MethodView):
             services.check_visible(session, reader, bot.event_id, f"bot {bot_id}")
             return _bot_detail(session, bot, reader)
 
+    @credentials_first(nobody)
     @blp.arguments(BotUpdateSchema)
     @blp.response(200, BotDetailSchema)
     @blp.doc(security=BEARER)
@@ -210,6 +230,7 @@ def bot_versions(bot_id: int) -> list[dict[str, Any]]:
 
 @blp.route("/<int:bot_id>/rotate")
 class BotRotate(MethodView):
+    @credentials_first(nobody)
     @blp.arguments(BotRotateSchema)
     @blp.response(200, BotRotatedSchema)
     @blp.doc(security=BEARER)
@@ -236,6 +257,7 @@ class BotRotate(MethodView):
 
 @blp.route("/<int:bot_id>/attach")
 class BotAttach(MethodView):
+    @credentials_first(nobody)
     @blp.arguments(BotAttachSchema)
     @blp.response(200, BotDetailSchema)
     @blp.doc(security=BEARER)

@@ -26,6 +26,7 @@ from sqlalchemy import func, select
 
 from arena import services
 from arena.api.common import ApiBlueprint, config, database
+from arena.api.schemas import id_field
 from arena.models import Bot, BotSession, Match, MatchSeat
 from arena.relay import sessions
 from arena.relay.hub import Replaced
@@ -57,7 +58,7 @@ blp = ApiBlueprint(
 
 
 class Signed(Schema):
-    bot_id = fields.Integer(required=True, strict=True, validate=validate.Range(min=1))
+    bot_id = id_field(required=True)
     request_id = fields.String(required=True, validate=REQUEST_ID)
 
 
@@ -92,7 +93,7 @@ class Poll(Signed):
         answers, draining = data.get("answers", []), data.get("draining", False)
         if not (
             type(bot_id) is int
-            and bot_id >= 1
+            and 1 <= bot_id <= services.MAX_ID
             and _is_request_id(data.get("request_id"))
             and type(session) is str
             and 1 <= len(session) <= 64

@@ -18,9 +18,12 @@ from arena.api.common import (
     OPTIONAL_BEARER,
     PAGINATION_HEADERS_DOC,
     ApiBlueprint,
+    anyone,
+    credentials_first,
     current_caller,
     database,
     field_names,
+    nobody,
     paged,
 )
 from arena.api.schemas import (
@@ -65,6 +68,7 @@ def event_json(event: Event, who: services.Caller) -> dict[str, Any]:
 
 @blp.route("")
 class Events(MethodView):
+    @credentials_first(anyone)
     @blp.arguments(EventListArgsSchema, location="query")
     @blp.response(200, EventSchema(many=True), headers=PAGINATION_HEADERS_DOC)
     @blp.doc(security=OPTIONAL_BEARER)
@@ -85,6 +89,7 @@ class Events(MethodView):
             items = [event_json(e, who) for e in rows]
         return paged(query, items, total or 0)
 
+    @credentials_first(nobody)
     @blp.arguments(EventCreateSchema)
     @blp.response(201, EventSchema)
     @blp.doc(security=BEARER)
@@ -110,6 +115,7 @@ class EventById(MethodView):
             who = current_caller(session)
             return event_json(events.get_event(session, event_id, who), who)
 
+    @credentials_first(nobody)
     @blp.arguments(EventUpdateSchema)
     @blp.response(200, EventSchema)
     @blp.doc(security=BEARER)
@@ -124,6 +130,7 @@ class EventById(MethodView):
 
 
 @blp.route("/<int:event_id>/join", methods=["POST"])
+@credentials_first(nobody)
 @blp.arguments(EventJoinSchema)
 @blp.response(200, EventSchema)
 @blp.doc(security=BEARER)
@@ -140,6 +147,7 @@ def join(data: dict[str, Any], event_id: int) -> dict[str, Any]:
 
 
 @blp.route("/<int:event_id>/organisers", methods=["POST"])
+@credentials_first(nobody)
 @blp.arguments(EventOrganiserSchema)
 @blp.response(200, EventSchema)
 @blp.doc(security=BEARER)
@@ -157,6 +165,7 @@ def add_organiser(data: dict[str, Any], event_id: int) -> dict[str, Any]:
 
 
 @blp.route("/<int:event_id>/ladders/<game>", methods=["PUT"])
+@credentials_first(nobody)
 @blp.arguments(LadderUpdateSchema)
 @blp.response(200, LadderSchema)
 @blp.doc(security=BEARER)
@@ -215,6 +224,7 @@ def _leaderboard(session: Session, event_id: int, query: dict[str, Any]) -> list
 
 
 @blp.route("/<int:event_id>/leaderboard")
+@credentials_first(anyone)
 @blp.arguments(LeaderboardArgsSchema, location="query")
 @blp.response(200, LeaderboardExportRowSchema(many=True))
 @blp.doc(security=OPTIONAL_BEARER)
@@ -227,6 +237,7 @@ def leaderboard_json(query: dict[str, Any], event_id: int) -> list[dict[str, Any
 
 
 @blp.route("/<int:event_id>/leaderboard.csv")
+@credentials_first(anyone)
 @blp.arguments(LeaderboardArgsSchema, location="query")
 @blp.response(200, {"format": "binary", "type": "string"}, content_type="text/csv")
 @blp.doc(security=OPTIONAL_BEARER)

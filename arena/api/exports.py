@@ -3,8 +3,8 @@ same rows and columns as the JSON answer, so a spreadsheet and a script read one
 
 A cell is the JSON value written as text: null is empty, true and false are ``true`` and
 ``false``, a number as Python writes it (``repr``: it reads back exactly), a datetime in
-ISO 8601.  Nested values are not exported: a CSV table is flat, and so are the rows given
-here."""
+ISO 8601 with its offset.  Nested values are not exported: a CSV table is flat, and so are
+the rows given here."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ from typing import Any
 
 from flask import Response
 
+from arena.models import aware
+
 
 def cell(value: Any) -> str:
     if value is None:
@@ -25,7 +27,7 @@ def cell(value: Any) -> str:
     if isinstance(value, float):
         return repr(value)
     if isinstance(value, dt.datetime):
-        return value.isoformat()
+        return aware(value).isoformat()  # with its offset, as in the JSON answers
     if isinstance(value, (list, dict)):
         raise TypeError("a CSV cell is a scalar: flatten the row first")
     return str(value)

@@ -21,7 +21,9 @@ from arena.api.common import (
     OPTIONAL_BEARER,
     PAGINATION_HEADERS_DOC,
     ApiBlueprint,
+    anyone,
     as_row,
+    credentials_first,
     current_caller,
     database,
     paged,
@@ -60,6 +62,7 @@ def _rows(session: Any, matches: list[Match], schema: type[MatchSchema]) -> list
 
 @blp.route("")
 class Matches(MethodView):
+    @credentials_first(anyone)
     @blp.arguments(MatchListArgsSchema, location="query")
     @blp.response(200, MatchSchema(many=True), headers=PAGINATION_HEADERS_DOC)
     @blp.doc(security=OPTIONAL_BEARER)
@@ -88,6 +91,7 @@ class MatchById(MethodView):
 
 @blp.route("/<int:match_id>/replay")
 class MatchReplay(MethodView):
+    @credentials_first(anyone)
     @blp.arguments(ReplayArgsSchema, location="query")
     @blp.response(200)
     @blp.doc(security=OPTIONAL_BEARER)
@@ -134,6 +138,7 @@ class MatchReplay(MethodView):
 
 @blp.route("/<int:match_id>/frames")
 class MatchFrames(MethodView):
+    @credentials_first(anyone)
     @blp.arguments(FramesArgsSchema, location="query")
     @blp.response(200)
     @blp.doc(security=OPTIONAL_BEARER)

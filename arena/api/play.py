@@ -9,12 +9,15 @@ play match is the open arena's: a private event's bots are never offered nor sea
 
 from __future__ import annotations
 
+import functools
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 from sqlalchemy import select
 from sqlalchemy.orm import Session
+from werkzeug.exceptions import HTTPException
 
 from arena import services
 from arena.api.common import BEARER, ApiBlueprint, bearer_token, config, database
@@ -136,7 +139,25 @@ def _organiser() -> bool:
     return True
 
 
+def _credentials_first(view: Callable[..., Any]) -> Callable[..., Any]:
+    """Invalid arguments are judged by the credential first, as ``common.credentials_first``
+    does, but as this route judges callers (``_organiser``: the token only, never the
+    page's session)."""
+
+    @functools.wraps(view)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return view(*args, **kwargs)
+        except HTTPException as exc:
+            if getattr(exc, "of_arguments", False):
+                _organiser()  # a token not the admin's, or none where play is closed: 401
+            raise
+
+    return checked
+
+
 @blp.route("", methods=["POST"])
+@_credentials_first
 @blp.arguments(PlayCreate)
 @blp.response(201, PlayCreated)
 @blp.doc(security=BEARER)

@@ -14,7 +14,15 @@ from sqlalchemy.orm import Session
 
 from arena import services
 from arena.api import exports
-from arena.api.common import BEARER, ApiBlueprint, config, current_caller, database
+from arena.api.common import (
+    BEARER,
+    ApiBlueprint,
+    config,
+    credentials_first,
+    current_caller,
+    database,
+    unless_open,
+)
 from arena.api.schemas import (
     LadderSchema,
     LadderUpdateSchema,
@@ -105,6 +113,7 @@ def ladders() -> list[dict[str, Any]]:
 
 @blp.route("/ladders/<game>")
 class LadderByGame(MethodView):
+    @credentials_first(unless_open)
     @blp.arguments(LadderUpdateSchema)
     @blp.response(200, LadderSchema)
     @blp.doc(security=BEARER)

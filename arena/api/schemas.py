@@ -22,6 +22,7 @@ from arena.models import (
     LIVE_VIEWS,
     MATCH_STATUSES,
     TOURNAMENT_STATUSES,
+    aware,
 )
 from arena.services import (
     MAX_ID,
@@ -52,6 +53,17 @@ class StrictInteger(fields.Integer):
         if isinstance(value, bool):
             raise self.make_error("invalid")
         return super()._deserialize(value, attr, data, **kwargs)
+
+
+class UtcDateTime(fields.DateTime):
+    """A moment in an answer, always with its offset (``+00:00``): every datetime stored
+    is UTC, but SQLite gives them back without a timezone, and an answer must not depend
+    on the database."""
+
+    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> str | None:
+        if isinstance(value, dt.datetime) and value.tzinfo is None:
+            value = aware(value)
+        return super()._serialize(value, attr, obj, **kwargs)
 
 
 class StrictBoolean(fields.Boolean):
@@ -302,7 +314,10 @@ ENDPOINT_SHOWN = (
 class BotSchema(Schema):
     id = fields.Integer()
     name = fields.String()
-    endpoint = fields.String(metadata={"description": ENDPOINT_SHOWN})
+    endpoint = fields.String(
+        allow_none=True,
+        metadata={"description": ENDPOINT_SHOWN + "; null for a bot that connects out"},
+    )
     owner = fields.String()
     description = fields.String()
     games = fields.List(fields.String())
@@ -335,16 +350,16 @@ class BotSchema(Schema):
         allow_none=True,
         metadata={"description": "arena (forfeits in a row) or organiser, when paused"},
     )
-    created_at = fields.DateTime()
-    updated_at = fields.DateTime()
+    created_at = UtcDateTime()
+    updated_at = UtcDateTime()
 
 
 class BotConnectionSchema(Schema):
     """Where a bot that connects out stands."""
 
     connected = fields.Boolean()
-    since = fields.DateTime(allow_none=True, metadata={"description": "its session opened"})
-    last_seen = fields.DateTime(allow_none=True)
+    since = UtcDateTime(allow_none=True, metadata={"description": "its session opened"})
+    last_seen = UtcDateTime(allow_none=True)
     draining = fields.Boolean(metadata={"description": "stopping: no new match is started"})
     sdk = fields.String(allow_none=True)
     version = fields.String(allow_none=True)
@@ -352,13 +367,13 @@ class BotConnectionSchema(Schema):
     sessions_replaced = fields.Integer(
         metadata={"description": "sessions a newer one replaced (another copy of the bot)"}
     )
-    replaced_at = fields.DateTime(allow_none=True)
+    replaced_at = UtcDateTime(allow_none=True)
 
 
 class BotFaultsSchema(Schema):
     match_id = fields.Integer()
     game = fields.String()
-    finished_at = fields.DateTime()
+    finished_at = UtcDateTime()
     forfeited = fields.Boolean()
     count = fields.Integer(metadata={"description": "answers that were faults"})
     kinds = fields.Dict(keys=fields.String(), values=fields.Integer())
@@ -640,6 +655,13 @@ class TournamentListArgsSchema(PageArgsSchema):
     event_id = query_id_field(metadata={"description": "the tournaments of this event"})
 
 
+class WarningSchema(Schema):
+    code = fields.String(
+        metadata={"description": "no_worker: matches wait and no worker process is alive"}
+    )
+    message = fields.String(metadata={"description": "what is wrong and what to do, in words"})
+
+
 class ProgressSchema(Schema):
     total = fields.Integer()
     queued = fields.Integer()
@@ -647,6 +669,11 @@ class ProgressSchema(Schema):
     finished = fields.Integer()
     failed = fields.Integer()
     cancelled = fields.Integer()
+
+
+class BuildSchema(Schema):
+    written = fields.Integer(metadata={"description": "matches written so far"})
+    total = fields.Integer(metadata={"description": "matches its schedule has"})
 
 
 class StandingSchema(Schema):
@@ -772,8 +799,21 @@ class TournamentSchema(Schema):
     bot_ids = fields.List(fields.Integer())
     challenger_ids = fields.List(fields.Integer())
     progress = fields.Nested(ProgressSchema)
-    created_at = fields.DateTime()
-    finished_at = fields.DateTime(allow_none=True)
+    build = fields.Nested(
+        BuildSchema,
+        allow_none=True,
+        metadata={
+            "description": "while the status is 'building' (a big tournament: a worker "
+            "writes its matches, which are queued as they are written): how far it is; "
+            "null once built"
+        },
+    )
+    warnings = fields.List(
+        fields.Nested(WarningSchema),
+        metadata={"description": "what keeps its matches from being played; empty: nothing"},
+    )
+    created_at = UtcDateTime()
+    finished_at = UtcDateTime(allow_none=True)
 
 
 class SeatLinkSchema(Schema):
@@ -841,8 +881,8 @@ class VersionRowSchema(Schema):
     mean_rank = fields.Float()
     mean_score = fields.Float(metadata={"description": "points over opponents per match"})
     forfeits = fields.Integer()
-    first_played = fields.DateTime(allow_none=True)
-    last_played = fields.DateTime(allow_none=True)
+    first_played = UtcDateTime(allow_none=True)
+    last_played = UtcDateTime(allow_none=True)
 
 
 class BotVersionSchema(Schema):
@@ -856,8 +896,8 @@ class BotVersionSchema(Schema):
         allow_none=True, metadata={"description": "points over opponents per match, 0 to 1"}
     )
     forfeits = fields.Integer()
-    first_played = fields.DateTime(allow_none=True)
-    last_played = fields.DateTime(allow_none=True)
+    first_played = UtcDateTime(allow_none=True)
+    last_played = UtcDateTime(allow_none=True)
 
 
 class TournamentFinalSchema(Schema):
@@ -948,9 +988,9 @@ class MatchSchema(Schema):
         },
     )
     seats = fields.List(fields.Nested(SeatSchema))
-    created_at = fields.DateTime()
-    started_at = fields.DateTime(allow_none=True)
-    finished_at = fields.DateTime(allow_none=True)
+    created_at = UtcDateTime()
+    started_at = UtcDateTime(allow_none=True)
+    finished_at = UtcDateTime(allow_none=True)
 
 
 class MatchDetailSchema(MatchSchema):
@@ -1005,7 +1045,7 @@ class LadderSchema(Schema):
     game = fields.String()
     enabled = fields.Boolean()
     seats_per_match = fields.Integer()
-    updated_at = fields.DateTime(allow_none=True)
+    updated_at = UtcDateTime(allow_none=True)
 
 
 class LadderUpdateSchema(Schema):
@@ -1139,15 +1179,15 @@ class AccountEventSchema(Schema):
 class ApiTokenSchema(Schema):
     id = fields.Integer()
     label = fields.String()
-    created_at = fields.DateTime()
-    last_used_at = fields.DateTime(allow_none=True)
+    created_at = UtcDateTime()
+    last_used_at = UtcDateTime(allow_none=True)
 
 
 class AccountSchema(Schema):
     id = fields.Integer()
     name = fields.String()
     role = fields.String(metadata={"description": "one of " + ", ".join(ACCOUNT_ROLES)})
-    created_at = fields.DateTime()
+    created_at = UtcDateTime()
     events = fields.List(fields.Nested(AccountEventSchema))
 
 
@@ -1172,7 +1212,7 @@ class ResetLinkSchema(Schema):
     reset_path = fields.String(
         metadata={"description": "a one-time link to set a new password: hand it over"}
     )
-    expires_at = fields.DateTime()
+    expires_at = UtcDateTime()
 
 
 class PasswordResetSchema(Schema):
@@ -1234,13 +1274,13 @@ class EventSchema(Schema):
     games = fields.List(fields.String())
     visibility = fields.String()
     bots_per_account = fields.Integer()
-    registration_opens_at = fields.DateTime(allow_none=True)
-    registration_closes_at = fields.DateTime(allow_none=True)
-    freeze_at = fields.DateTime(allow_none=True)
+    registration_opens_at = UtcDateTime(allow_none=True)
+    registration_closes_at = UtcDateTime(allow_none=True)
+    freeze_at = UtcDateTime(allow_none=True)
     frozen = fields.Boolean()
     registration_open = fields.Boolean()
     ladder = fields.Dict(metadata={"description": "per game: enabled, seats_per_match"})
-    created_at = fields.DateTime()
+    created_at = UtcDateTime()
     join_code = fields.String(metadata={"description": "only for its organisers"})
     role = fields.String(
         allow_none=True, metadata={"description": "yours in it: organiser, contestant or null"}

@@ -13,19 +13,23 @@ from typing import Any
 from flask import jsonify
 from flask.views import MethodView
 from sqlalchemy import func, select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session, object_session, selectinload
 
 from arena import services
 from arena.api import exports
 from arena.api.common import (
     BEARER,
+    OPTIONAL_BEARER,
     PAGINATION_HEADERS_DOC,
     ApiBlueprint,
+    anyone,
     as_row,
     config,
+    credentials_first,
     current_caller,
     database,
     paged,
+    unless_open,
 )
 from arena.api.schemas import (
     CrosstableRowSchema,
@@ -42,10 +46,11 @@ from arena.api.schemas import (
     requested_options,
 )
 from arena.competition import standings
-from arena.models import Tournament
+from arena.models import Match, Tournament
 from arena.relay import sessions
-from arena.services import events, grading, people, versions
-from arena.worker import queue
+from arena.services import events, grading, people, versions, workers
+from arena.services.errors import ServiceError
+from arena.worker import building, queue
 
 log = logging.getLogger(__name__)
 
@@ -65,12 +70,29 @@ def _ids(tournament: Tournament) -> dict[str, list[int]]:
     }
 
 
+def _warnings(tournament: Tournament, progress: dict[str, int]) -> list[dict[str, str]]:
+    """What keeps its matches from being played (no worker alive: ``stall_warnings``)."""
+    session = object_session(tournament)
+    if session is None:
+        return []
+    building = tournament.status == "building"
+    return workers.stall_warnings(session, progress, tournament.created_at, building=building)
+
+
+def _build(tournament: Tournament) -> dict[str, int] | None:
+    """How far a "building" tournament's matches are written (``build_progress``)."""
+    session = object_session(tournament)
+    return None if session is None else services.build_progress(session, tournament)
+
+
 def _summary(tournament: Tournament, progress: dict[str, int]) -> dict[str, Any]:
     return as_row(
         tournament,
         TournamentSchema,
         **_ids(tournament),
         progress=progress,
+        build=_build(tournament),
+        warnings=_warnings(tournament, progress),
         seed=services.tournament_seed(tournament, progress),
     )
 
@@ -89,6 +111,8 @@ def _detail(
         **ids,
         offline_bot_ids=sessions.offline(session, ids["bot_ids"]),
         progress=progress,
+        build=_build(tournament),
+        warnings=_warnings(tournament, progress),
         seed=services.tournament_seed(tournament, progress),
         standings=standings.standings(session, tournament),
         crosstable=standings.crosstable(session, tournament) if with_crosstable else None,
@@ -109,8 +133,10 @@ def check_starts(session: Session, event_id: int | None) -> None:
 
 @blp.route("")
 class Tournaments(MethodView):
+    @credentials_first(anyone)
     @blp.arguments(TournamentListArgsSchema, location="query")
     @blp.response(200, TournamentSchema(many=True), headers=PAGINATION_HEADERS_DOC)
+    @blp.doc(security=OPTIONAL_BEARER)
     def get(self, query: dict[str, Any]) -> tuple[list[dict[str, Any]], int, dict[str, str]]:
         """List tournaments, newest first"""
         statement = select(Tournament)
@@ -130,10 +156,17 @@ class Tournaments(MethodView):
             items = [_summary(t, services.tournament_progress(session, t)) for t in tournaments]
         return paged(query, items, total or 0)
 
+    @credentials_first(unless_open)
     @blp.arguments(TournamentCreateSchema)
     @blp.response(201, TournamentDetailSchema)
+    @blp.alt_response(
+        202,
+        schema=TournamentDetailSchema,
+        description="Accepted: a big tournament, 'building' while a worker writes its "
+        "matches (its 'build' says how far)",
+    )
     @blp.doc(security=BEARER)
-    def post(self, data: dict[str, Any]) -> dict[str, Any]:
+    def post(self, data: dict[str, Any]) -> Any:
         """Create a tournament (the organiser token when one is configured)
 
         ``format`` is one of ``GET /api/formats`` (``arena.competition.formats.FORMATS``),
@@ -146,6 +179,11 @@ class Tournaments(MethodView):
         seat (``seat_links``, shown this once), the matches wait until their people sit
         down, and they are unrated unless ``rated``.  With ``event_id`` it is the event's
         (its organisers start it, and only its bots enter).
+
+        A tournament of more than ``BUILD_INLINE`` (2,000) matches is answered at once with
+        ``202 Accepted`` and the status ``building``: a worker schedules it and writes its
+        matches, queued as they are written (``build`` says how far; ``GET`` it again),
+        then it is ``running``.  Whatever is wrong with the request is still answered now.
         """
         options = requested_options(data)
         data["challenger_ids"] = data.get("challenger_ids") or ()
@@ -159,28 +197,49 @@ class Tournaments(MethodView):
                 for name in names
             ]
             data["bot_ids"] = [*data["bot_ids"], *(link.bot_id for link in links)]
+            rated = rated if rated is not None else not links
             tournament, match_ids = services.create_tournament(
                 session,
                 config(),
                 options=options,
-                rated=rated if rated is not None else not links,
+                rated=rated,
+                build_inline=services.BUILD_INLINE,
                 **data,
             )
             seat_links = [link.json() for link in links]
             body = _detail(session, tournament, seat_links=seat_links)
         # committed: now the workers may see the matches
+        return _started(body, match_ids, rated)
+
+
+def _started(body: dict[str, Any], match_ids: list[int], rated: bool) -> Any:
+    """After the commit that wrote a tournament: its matches sent to the workers (201),
+    or, "building", the tournament sent to a worker that writes them (202)."""
+    if body["status"] == "building":
         try:
-            queue.enqueue_matches(config(), match_ids)
+            building.send_build(config(), body["id"], rated)
         except Exception:
-            # the matches stay queued in the database, where the wardens send them again
-            log.exception("tournament %s: enqueueing its matches failed", body["id"])
-        return body
+            log.exception("tournament %s: sending it to be built failed", body["id"])
+            raise ServiceError(
+                503,
+                f"tournament {body['id']} is written but no worker could be asked to build "
+                "it (the broker is unreachable): cancel it and start it again",
+            ) from None
+        return body, 202
+    try:
+        queue.enqueue_matches(config(), match_ids)
+    except Exception:
+        # the matches stay queued in the database, where the wardens send them again
+        log.exception("tournament %s: enqueueing its matches failed", body["id"])
+    return body
 
 
 @blp.route("/<int:tournament_id>")
 class TournamentById(MethodView):
+    @credentials_first(anyone)
     @blp.arguments(TournamentDetailArgsSchema, location="query")
     @blp.response(200, TournamentDetailSchema)
+    @blp.doc(security=OPTIONAL_BEARER)
     def get(self, query: dict[str, Any], tournament_id: int) -> dict[str, Any]:
         """One tournament with its progress, standings, crosstable and stop rule"""
         with database().session() as session:
@@ -213,10 +272,12 @@ def cancel(tournament_id: int) -> dict[str, Any]:
 
 
 @blp.route("/<int:tournament_id>/final", methods=["POST"])
+@credentials_first(unless_open)
 @blp.arguments(TournamentFinalSchema)
 @blp.response(201, TournamentDetailSchema)
+@blp.alt_response(202, schema=TournamentDetailSchema, description="Accepted: building")
 @blp.doc(security=BEARER)
-def final(data: dict[str, Any], tournament_id: int) -> dict[str, Any]:
+def final(data: dict[str, Any], tournament_id: int) -> Any:
     """Start a final run of a tournament (whoever may start it: ``check_starts``)
 
     A new tournament with the same entrants, game, options, format, deal, event, stop
@@ -228,13 +289,14 @@ def final(data: dict[str, Any], tournament_id: int) -> dict[str, Any]:
     with database().session() as session:
         original = _visible_tournament(session, tournament_id)
         check_starts(session, original.event_id)
-        tournament, match_ids = services.create_final(session, config(), original, **data)
+        tournament, match_ids = services.create_final(
+            session, config(), original, build_inline=services.BUILD_INLINE, **data
+        )
+        rated = session.scalar(
+            select(Match.rated).where(Match.tournament_id == original.id).limit(1)
+        )
         body = _detail(session, tournament)
-    try:
-        queue.enqueue_matches(config(), match_ids)
-    except Exception:
-        log.exception("tournament %s: enqueueing its matches failed", body["id"])
-    return body
+    return _started(body, match_ids, True if rated is None else rated)
 
 
 GRADE_COLUMNS = tuple(GradeRowSchema().fields)
@@ -320,8 +382,10 @@ def crosstable_rows(session: Session, tournament: Tournament) -> list[dict[str, 
 
 
 @blp.route("/<int:tournament_id>/standings")
+@credentials_first(anyone)
 @blp.arguments(StandingsArgsSchema, location="query")
 @blp.response(200, StandingRowSchema(many=True))
+@blp.doc(security=OPTIONAL_BEARER)
 def standings_json(query: dict[str, Any], tournament_id: int) -> Any:
     """The standings as one flat row per bot, best first (``standings.csv``: the same
     table)
@@ -337,8 +401,10 @@ def standings_json(query: dict[str, Any], tournament_id: int) -> Any:
 
 
 @blp.route("/<int:tournament_id>/standings.csv")
+@credentials_first(anyone)
 @blp.arguments(StandingsArgsSchema, location="query")
 @blp.response(200, {"format": "binary", "type": "string"}, content_type="text/csv")
+@blp.doc(security=OPTIONAL_BEARER)
 def standings_csv(query: dict[str, Any], tournament_id: int) -> Any:
     """The standings as CSV (the columns and rows of ``standings``, ``by=version`` too)"""
     with database().session() as session:

@@ -10,7 +10,11 @@ from arena.competition import formats
 # Seeds stay below 2**53 so they survive a trip through JSON in a browser (a JavaScript
 # number is a double) and fit the BigInteger column.
 MAX_SEED = formats.MAX_SEED
-MAX_ID = 2**63 - 1  # larger ids cannot exist and would overflow the database driver
+# Keys are INTEGER columns: 32 bits on PostgreSQL, where a larger id in a query is an
+# error, not a miss.  No id above this can exist: every id the API reads is checked
+# against it (a 404 in a path, a 422 in a body or a query: ``arena.api.common.IdConverter``,
+# ``arena.api.schemas.id_field``), and every lookup by id here.
+MAX_ID = 2**31 - 1
 
 
 class ServiceError(Exception):
