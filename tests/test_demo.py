@@ -1,6 +1,7 @@
 """``arena demo``, the README's main command, on the embedded default: what it plays and
 prints (one screen: progress and summary, the rest in its log), the folder it leaves (none
-unless --data-dir), and the processes it leaves (none, however it is stopped)."""
+unless --data-dir, or stopped while playing: then its log), and the processes it leaves
+(none, however it is stopped)."""
 
 from __future__ import annotations
 
@@ -175,4 +176,8 @@ def test_a_stop_signal_stops_every_child(tmp_path, signum, when):
     assert "arena demo: stopping" in text
     left = {pid: state for pid, state in _session(demo.pid).items() if state != "Z"}
     assert left == {}, text  # no worker orphaned to PID 1
-    assert list(tmp_path.iterdir()) == []  # and its temporary folder removed
+    if signum == signal.SIGINT:  # stopped while serving, its tournaments over
+        assert list(tmp_path.iterdir()) == []  # and its temporary folder removed
+    else:  # stopped while playing (it seemed stuck?): the folder stays for its log
+        [kept] = tmp_path.iterdir()
+        assert f"its folder is kept for its log: {kept / 'demo.log'}" in text

@@ -8,8 +8,12 @@ leaderboards and the web address, then serves until interrupted.
 
 It prints its progress and the summary only: the workers' output and every warning go
 to ``demo.log`` in its folder.  That folder is a new temporary one, removed at exit,
-unless ``--data-dir`` names one to keep (or the demo failed: then it stays, for its
-log).  SIGINT, SIGTERM and SIGHUP stop every process it started.
+unless ``--data-dir`` names one to keep, or the demo failed or was stopped before its
+tournaments were over: then it stays, for its log, and the demo prints the log's path.
+A worker process that dies (it could not start, say) ends the demo with the last lines
+of the log rather than a progress bar that never moves; tournaments waiting on no live
+worker (no heartbeat, ``arena.services.workers``) are told on stderr.  SIGINT, SIGTERM
+and SIGHUP stop every process it started.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
@@ -51,6 +55,10 @@ LINEUPS: dict[str, tuple[list[tuple[str, str]], int]] = {
     ),
 }
 WAIT_FOR_WORKERS = 600.0  # seconds: the demo gives up on a tournament after this
+LOG_TAIL = 12  # lines of the log shown when a worker died
+# a tournament's warning (no worker alive) is told after this long: a worker starting on
+# a loaded machine may take longer than the arena's own grace to beat for the first time
+WARN_AFTER = 60.0
 PROGRESS_EVERY = 60.0  # seconds between progress lines when the output is not a terminal
 LOG_NAME = "demo.log"
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -180,25 +188,33 @@ def run_demo(args: argparse.Namespace) -> int:
     signals = _Signals()
     signals.install()
     status = 1
+    played: list[bool] = []  # set once every tournament is over
     try:
         with open(log_path, "a", encoding="utf-8") as log, _quiet(log):
             where = f"in {data_dir}" if keep else f"in {data_dir} (removed at exit)"
             print(f"arena demo: data and log {where}", flush=True)
-            status = _run(args, games, data_dir, log, signals)
+            status = _run(args, games, data_dir, log, signals, played)
     except Stopped:  # before or after the part that stops what it started
         print("\narena demo: stopping", flush=True)
         status = 0
     finally:
         signals.restore()
-        if not keep and status != 1:  # done, stopped, or a port it could not have
-            shutil.rmtree(data_dir, ignore_errors=True)
+        # failed, or stopped while playing (a demo that seemed stuck): its log is the
+        # one account of why; a mistake in the arguments or a port has none
+        if not keep and (status == 1 or (status == 0 and not played)):
+            print(f"arena demo: its folder is kept for its log: {log_path}", file=sys.stderr)
         elif not keep:
-            print(f"arena demo: {data_dir} is kept for its log, {LOG_NAME}", file=sys.stderr)
+            shutil.rmtree(data_dir, ignore_errors=True)
     return status
 
 
 def _run(
-    args: argparse.Namespace, games: list[str], data_dir: Path, log: IO[str], signals: _Signals
+    args: argparse.Namespace,
+    games: list[str],
+    data_dir: Path,
+    log: IO[str],
+    signals: _Signals,
+    played: list[bool],
 ) -> int:
     from arenabot import make_server as make_bot_server
 
@@ -275,7 +291,8 @@ def _run(
                 {"name": f"demo {game}", "game": game, "bot_ids": ids[game],
                  "seats_per_match": seats, "games_per_pairing": per_pairing, "seed": 1},
             )["id"]  # fmt: skip
-        _follow(client, tournaments)
+        _follow(client, tournaments, lambda: _check_workers(workers, Path(log.name)))
+        played.append(True)
         _wait_for_fits(client, games)
         for game in games:
             print(f"\nLeaderboard — {game}")
@@ -298,10 +315,9 @@ def _run(
         print(f"Take a seat against the house bots or the sample bots at {base}/play")
         print(f"The workers' log and any warnings: {data_dir / LOG_NAME}")
         print("Serving until interrupted (Ctrl-C).", flush=True)
-        while all(w.poll() is None for w in workers):
+        while True:
+            _check_workers(workers, Path(log.name))
             time.sleep(0.5)
-        print("arena demo: a worker stopped; see the log", file=sys.stderr)
-        return 1
     except (KeyboardInterrupt, Stopped):
         print("\narena demo: stopping", flush=True)
         return 0
@@ -332,18 +348,55 @@ def _wait_for_fits(client: ArenaClient, games: list[str], seconds: float = 30.0)
         time.sleep(0.3)
 
 
-def _follow(client: ArenaClient, tournaments: dict[str, int]) -> None:
+def _check_workers(workers: list[subprocess.Popen[bytes]], log_path: Path) -> None:
+    """A DemoError saying which worker process ended, with the last lines of the log
+    (where its output went), when one did."""
+    for number, worker in enumerate(workers):
+        code = worker.poll()
+        if code is not None:
+            tail = _tail(log_path, LOG_TAIL)
+            said = "".join(f"\n  | {line}" for line in tail)
+            raise DemoError(
+                f"worker process {number} (pid {worker.pid}) ended with status {code}; "
+                f"the end of its log, {log_path}:{said or ' (empty)'}"
+            )
+
+
+def _tail(path: Path, count: int) -> list[str]:
+    """The last ``count`` non-empty lines of a file (none when it cannot be read)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(max(0, f.seek(0, os.SEEK_END) - 16384))
+            text = f.read().decode("utf-8", "replace")
+    except OSError:
+        return []
+    return [line for line in text.splitlines() if line.strip()][-count:]
+
+
+def _follow(
+    client: ArenaClient, tournaments: dict[str, int], check: Callable[[], None] = lambda: None
+) -> None:
     """A progress bar per game until every tournament is over: redrawn in place on a
     terminal; elsewhere (a log, a pipe) each game's last bar once it is over, and a line
-    every PROGRESS_EVERY seconds while waiting."""
+    every PROGRESS_EVERY seconds while waiting.  ``check()`` raises when the demo cannot
+    go on (a worker died); a tournament's warning (no worker alive: a worker process
+    that runs but does not work) is told once on stderr after WARN_AFTER seconds."""
     started, noted = time.monotonic(), -PROGRESS_EVERY
     interactive = sys.stdout.isatty()
     last = ""
     shown: set[str] = set()
+    warned: set[str] = set()
     while True:
+        check()
         lines, running = {}, {}
         for game, tid in tournaments.items():
             t = client.get_object(f"/api/tournaments/{tid}", crosstable="false")
+            for warning in t.get("warnings") or []:
+                told = warning["code"] in warned
+                if not told and time.monotonic() - started >= WARN_AFTER:
+                    warned.add(warning["code"])
+                    print(f"arena demo: {game}: {warning['message']}", file=sys.stderr)
+                    last = ""  # the bars are drawn again below it, not over it
             p = t["progress"]
             done = p["finished"] + p["failed"] + p["cancelled"]
             lines[game] = f"  {game:<12} {_bar(done, p['total'])}  {t['status']}"

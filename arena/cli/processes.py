@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from werkzeug.serving import (
@@ -18,6 +19,8 @@ from werkzeug.serving import (
     make_server,
     select_address_family,
 )
+
+import arena
 
 QUIET_PATHS = ("/api/connect/poll",)  # a connected bot's polls: one or more a decision
 
@@ -49,9 +52,41 @@ def make_web_server(host: str, port: int, app: Any) -> BaseWSGIServer:
         listener.close()  # the server holds a duplicate of it
 
 
+def arena_command(*args: str) -> list[str]:
+    """``python -m arena ARGS`` for a child process that imports this very package from
+    whatever folder it is started in.  With ``-P`` the current folder is not on the
+    child's path: a folder named ``arena`` there (a project's, a data folder's) would be
+    imported instead and the child would die at start-up.  A package found only through
+    the current folder (a source checkout run in place, not installed) is put on the
+    child's path by its absolute folder instead."""
+    root = Path(arena.__file__).resolve().parent.parent
+    if _found_without_cwd(root):
+        return [sys.executable, "-P", "-m", "arena", *args]
+    boot = f"import sys; sys.path.insert(0, {str(root)!r}); from arena.cli import main; "
+    boot += "sys.exit(main())"
+    return [sys.executable, "-P", "-c", boot, *args]
+
+
+def _found_without_cwd(root: Path) -> bool:
+    """Whether ``import arena`` finds the package in ``root`` with the current folder off
+    the path (installed, or installed in editable mode), as a ``-P`` child would."""
+    here = Path.cwd().resolve()
+    saved = sys.path[:]
+    sys.path[:] = [p for p in saved if p and Path(p).resolve() != here]
+    try:
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            spec = find("arena", None) if find is not None else None
+            if spec is not None:
+                return spec.origin is not None and Path(spec.origin).resolve().parent.parent == root
+        return False
+    finally:
+        sys.path[:] = saved
+
+
 def worker_command(hostname: str, *options: str) -> list[str]:
     """The command that starts a worker process (the demo and the tests start them)."""
-    return [sys.executable, "-m", "arena", "worker", f"--hostname={hostname}", *options]
+    return arena_command("worker", f"--hostname={hostname}", *options)
 
 
 def stop_processes(procs: Sequence[subprocess.Popen[bytes]], timeout: float) -> None:

@@ -302,6 +302,7 @@ def cmd_tournaments_list(args: argparse.Namespace) -> int:
             tournaments = client.get_list("/api/tournaments", token, **query)
             if not printed_as_json(args, tournaments):
                 _print_tournaments(tournaments, args.event)
+            _warn(*tournaments)
             return 0
         redraw = sys.stdout.isatty()
         try:
@@ -314,6 +315,7 @@ def cmd_tournaments_list(args: argparse.Namespace) -> int:
                 if not printed_as_json(args, tournaments):
                     _print_tournaments(tournaments, args.event)
                 sys.stdout.flush()  # a pipe shows each draw as it is made
+                _warn(*tournaments)
                 time.sleep(args.watch)
         except KeyboardInterrupt:
             return 0  # how a watch ends
@@ -375,6 +377,9 @@ def cmd_tournaments_start(args: argparse.Namespace) -> int:
     with open_client(args) as client:
         tournament = client.post("/api/tournaments", body, token=_organiser_token())
         server = client.base
+        if tournament.get("status") == "building":
+            tournament = _wait_built(client, tournament)
+    _warn(tournament)
     if printed_as_json(args, tournament):
         return 0
     _print_tournament(tournament)
@@ -386,6 +391,34 @@ def cmd_tournaments_start(args: argparse.Namespace) -> int:
     return 0
 
 
+BUILD_POLL_SECONDS = 1.0
+
+
+def _wait_built(client: ArenaClient, tournament: dict[str, Any]) -> dict[str, Any]:
+    """Wait while a big tournament is built by a worker, its progress on stderr (a line
+    each time it moves); Ctrl-C stops the waiting, not the build.  Returns it built."""
+    shown = None
+    path = f"/api/tournaments/{tournament['id']}"
+    seat_links = tournament.get("seat_links")  # only the answer that created it has them
+    try:
+        while tournament.get("status") == "building":
+            build = tournament.get("build") or {}
+            line = f"{build.get('written', 0):,} of {build.get('total', 0):,} matches written"
+            if line != shown:
+                print(f"tournament {tournament['id']}: building, {line}", file=sys.stderr)
+                _warn(tournament)  # building needs a worker too
+                shown = line
+            time.sleep(BUILD_POLL_SECONDS)
+            tournament = client.get_object(path, _member_token(), crosstable="false")
+    except KeyboardInterrupt:
+        print(
+            f"arena: stopped waiting; tournament {tournament['id']} is still being built "
+            f"(arena tournaments show {tournament['id']})",
+            file=sys.stderr,
+        )
+    return {**tournament, "seat_links": seat_links}
+
+
 def cmd_tournaments_show(args: argparse.Namespace) -> int:
     with open_client(args) as client:
         # the crosstable grows with the square of the bots: only in --json
@@ -394,6 +427,7 @@ def cmd_tournaments_show(args: argparse.Namespace) -> int:
             _member_token(),
             **({} if args.json else {"crosstable": "false"}),
         )
+    _warn(tournament)
     if printed_as_json(args, tournament):
         return 0
     _print_tournament(tournament)
@@ -407,6 +441,15 @@ def cmd_tournaments_cancel(args: argparse.Namespace) -> int:
         return 0
     _print_tournament(tournament)
     return 0
+
+
+def _warn(*tournaments: dict[str, Any]) -> None:
+    """A line on stderr per warning of each tournament (no worker alive, say): what keeps
+    its matches from being played, apart from the output a script may read."""
+    for t in tournaments:
+        for warning in t.get("warnings") or []:
+            print(f"arena: warning: tournament {t['id']}: {warning['message']}", file=sys.stderr)
+    sys.stderr.flush()
 
 
 def _print_tournament(t: dict[str, Any]) -> None:

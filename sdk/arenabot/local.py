@@ -288,6 +288,29 @@ def _seating(m: int, n_players: int) -> list[int]:
     return [(m + seat) % n_players for seat in range(n_players)]
 
 
+def _import_arena() -> None:
+    """Import ``arena.match.local`` from the arena package: not from a folder named
+    ``arena`` in the current folder, which ``python -m`` puts first on the path (a bot's
+    project may well have one).  Only a package found nowhere else (a checkout of the
+    arena run in place) is imported from there."""
+    if "arena" in sys.modules:
+        import arena.match.local
+
+        return
+    here = os.path.realpath(os.getcwd())
+    saved = sys.path[:]
+    sys.path[:] = [p for p in saved if os.path.realpath(p or ".") != here]
+    try:
+        import arena.match.local
+    except ModuleNotFoundError as exc:
+        if exc.name != "arena":
+            raise
+        sys.path[:] = saved
+        import arena.match.local  # noqa: F401
+    finally:
+        sys.path[:] = saved
+
+
 def prepare(
     bot: Bot | ActFunction | str,
     game: str | None = None,
@@ -303,7 +326,7 @@ def prepare(
     in-process bot is already served on a loopback port: ``close()`` the result if it is
     not run)."""
     try:
-        import arena.match.local  # noqa: F401
+        _import_arena()
     except ModuleNotFoundError as exc:
         if exc.name is not None and exc.name.split(".")[0] == "arena":
             raise ArenaMissing(ARENA_MISSING, name=exc.name) from exc

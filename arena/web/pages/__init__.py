@@ -19,7 +19,8 @@ One module per area, mirroring ``arena.api``, all on the one blueprint ``bp`` (`
 - ``accounts``: logging in and out, signing up, reset links, your account, My bots, and
   the admin's list of accounts (the only pages with their own POST forms: they start and
   end the login session);
-- ``events``: the events, a new event, and an event's roster, leaderboard and tournaments.
+- ``events``: the events, a new event, and an event's roster, leaderboard and tournaments;
+- ``status``: the organisers' view of the workers, the queues and the throughput.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from arena.web.pages import (  # noqa: F401
     matches,
     play,
     ratings,
+    status,
     tournaments,
 )
 from arena.web.pages.common import bp, compact, number, signed, when
