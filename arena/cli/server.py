@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -46,6 +47,61 @@ def upgraded_database(config: Config) -> None:
             database.dispose()
 
 
+def wait_for_database(config: Config, seconds: float) -> None:
+    """Until the database accepts a connection, at most ``seconds``; then its error."""
+    import time
+
+    from sqlalchemy.exc import OperationalError
+
+    from arena.db import make_engine
+
+    deadline = time.monotonic() + seconds
+    with database_errors():
+        engine = make_engine(config.database_url)
+        try:
+            while True:
+                try:
+                    with engine.connect():
+                        return
+                except OperationalError:
+                    if time.monotonic() >= deadline:
+                        raise
+                    time.sleep(1)
+        finally:
+            engine.dispose()
+
+
+def configure_logging(args: argparse.Namespace, config: Config, level: str) -> None:
+    """``--log-format``, else ``ARENA_LOG_FORMAT`` (``arena.logs``)."""
+    from arena.logs import configure
+
+    try:
+        configure(args.log_format or config.log_format, level)
+    except ValueError as exc:  # a --loglevel that is not a level
+        raise UsageError(f"--loglevel: {exc}") from None
+
+
+def check_metrics_port(port: int, pool: str) -> None:
+    """``--metrics-port``: 0 (no endpoint), else a port this host lets the worker take, with a
+    pool whose matches play in the worker's own process (``arena.metrics.worker``)."""
+    check_port("--metrics-port", port, lowest=0)
+    if not port:
+        return
+    if pool == "prefork":
+        raise UsageError(
+            "--metrics-port needs --pool threads or solo: a prefork worker plays its matches "
+            "in child processes, whose metrics its endpoint would not see"
+        )
+    with socket.socket() as probe:  # taken now: one line here, not a log line later
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("", port))
+        except OSError as exc:
+            raise UsageError(
+                f"--metrics-port {port}: cannot listen there ({exc.strerror or exc})"
+            ) from None
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from arena.app import create_app
     from arena.cli.processes import make_web_server
@@ -53,6 +109,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     check_port("--port", args.port, lowest=0)
     config = from_env()
+    configure_logging(args, config, "WARNING")
     upgraded_database(config)
     app = create_app(config)
     try:
@@ -78,9 +135,15 @@ def cmd_worker(args: argparse.Namespace) -> int:
     from arena.worker.celery_app import worker_app
 
     at_least("--concurrency", args.concurrency, 1)
+    check_metrics_port(args.metrics_port, args.pool)
     config = from_env()
+    configure_logging(args, config, args.loglevel)
     upgraded_database(config)
     app = worker_app(config)  # every task registered
+    if args.metrics_port:
+        from arena.metrics.worker import serve_when_ready
+
+        serve_when_ready(args.metrics_port)
     # a worker keeps connections to many bots open at once: as many files as allowed
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < hard:
@@ -99,18 +162,57 @@ def cmd_beat(args: argparse.Namespace) -> int:
     from arena.worker.celery_app import worker_app
 
     config = from_env()
+    configure_logging(args, config, args.loglevel)
     app = worker_app(config)  # every task registered
     schedule = config.data_dir / "celerybeat-schedule"
+    # made only for an embedded database otherwise: beat on PostgreSQL died on a fresh host
+    schedule.parent.mkdir(parents=True, exist_ok=True)
     app.start(["beat", f"--loglevel={args.loglevel}", f"--schedule={schedule}"])
     return 0
 
 
 def cmd_db(args: argparse.Namespace) -> int:
+    from arena import sealing
     from arena.config import from_env
 
-    upgraded_database(from_env())
+    if args.action == "new-secrets-key":  # no configuration needed: it makes one
+        print(sealing.new_key())
+        return 0
+    config = from_env()
+    sealing.use(config)
+    if args.wait:
+        wait_for_database(config, args.wait)
+    upgraded_database(config)
+    if args.action == "reseal":
+        print(f"arena: {reseal_secrets(config)} signing secrets sealed with the newest key")
+        return 0
     print("arena: the database schema is up to date")
     return 0
+
+
+def reseal_secrets(config: Config) -> int:
+    """Every bot's signing secret sealed again with the newest key of ARENA_SECRETS_KEY
+    (after a new key was put first): then the old key can be dropped.  Returns how many."""
+    import sqlalchemy as sa
+
+    from arena import sealing
+    from arena.db import Database
+
+    bots = sa.table("bots", sa.column("id", sa.Integer), sa.column("signing_secret", sa.String))
+    keyring = sealing.Keyring.for_config(config)  # its keys alone, none known before
+    with database_errors():
+        database = Database(config.database_url)
+        try:
+            with database.engine.begin() as connection:
+                rows = list(connection.execute(sa.select(bots.c.id, bots.c.signing_secret)))
+                for bot_id, sealed in rows:
+                    fresh = keyring.reseal(sealed)
+                    connection.execute(
+                        bots.update().where(bots.c.id == bot_id).values(signing_secret=fresh)
+                    )
+        finally:
+            database.dispose()
+    return len(rows)
 
 
 def cmd_ratings_rebuild(args: argparse.Namespace) -> int:
@@ -179,6 +281,7 @@ def add_commands(sub: Any) -> None:
     serve = sub.add_parser("serve", help="the web server (pages and JSON API)")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
+    add_log_format(serve)
     serve.set_defaults(func=cmd_serve)
 
     worker = sub.add_parser("worker", help="a Celery worker that plays matches")
@@ -196,15 +299,48 @@ def add_commands(sub: Any) -> None:
     )
     worker.add_argument("--loglevel", default="WARNING")
     worker.add_argument("--hostname", help="the worker's node name (default celery@host)")
+    worker.add_argument(
+        "--metrics-port",
+        type=int,
+        default=0,
+        metavar="N",
+        help="serve this worker's Prometheus metrics at http://<host>:N/metrics "
+        "(0, the default: not served; not with --pool prefork)",
+    )
+    add_log_format(worker)
     worker.set_defaults(func=cmd_worker)
 
     beat = sub.add_parser("beat", help="Celery beat: the rated ladder and housekeeping")
     beat.add_argument("--loglevel", default="WARNING")
+    add_log_format(beat)
     beat.set_defaults(func=cmd_beat)
 
-    db = sub.add_parser("db", help="database schema")
-    db.add_argument("action", choices=["upgrade"])
+    db = sub.add_parser(
+        "db",
+        help="database schema; the key of bots' signing secrets",
+        description="upgrade: bring the schema to the newest migration.  new-secrets-key: "
+        "print a new key for ARENA_SECRETS_KEY.  reseal: seal every bot's signing secret "
+        "with the newest key of ARENA_SECRETS_KEY (after putting a new key first), so that "
+        "the old key can be dropped.",
+    )
+    db.add_argument("action", choices=["upgrade", "new-secrets-key", "reseal"])
+    db.add_argument(
+        "--wait",
+        type=float,
+        default=0,
+        metavar="SECONDS",
+        help="wait up to SECONDS for the database to accept connections (a database "
+        "started at the same time, as in a container stack) before failing",
+    )
     db.set_defaults(func=cmd_db)
+
+
+def add_log_format(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--log-format",
+        choices=["text", "json"],
+        help="json: one JSON object per log line (default: $ARENA_LOG_FORMAT, else text)",
+    )
 
 
 def add_ratings_commands(ratings_sub: Any) -> None:
