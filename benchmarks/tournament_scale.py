@@ -67,6 +67,11 @@ def database_url(kind: str) -> Iterator[str]:
 
 
 def make_app(url: str, data_dir: str) -> Any:
+    from arena import services
+
+    # these figures time writing a tournament in the request, as it was before big ones
+    # were built by a worker (benchmarks/big_tournament.py times that)
+    services.BUILD_INLINE = 10**9
     Database(url).upgrade()
     env = {"ARENA_DATA_DIR": data_dir, "ARENA_DATABASE_URL": url}
     return create_app(from_env(env))

@@ -30,7 +30,8 @@ from flask.testing import FlaskClient
 from arena.app import create_app
 from arena.config import Config
 from arena.db import Database
-from arena.worker import queue
+from arena.services.tournaments import build_tournament
+from arena.worker import building, queue
 from tests.support.lanes import postgres_url
 
 ALL_GAMES = ["cactus", "cactus-game", "president"]
@@ -65,9 +66,20 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
 
 @pytest.fixture
 def enqueued(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The match ids passed to ``arena.worker.queue.enqueue_matches``, in order."""
+    """The match ids passed to ``arena.worker.queue.enqueue_matches``, in order; a big
+    tournament sent to be built (``arena.worker.building.send_build``) is built at once,
+    here, as a worker would, its matches enqueued the same way."""
     ids: list[int] = []
     monkeypatch.setattr(queue, "enqueue_matches", lambda config, match_ids: ids.extend(match_ids))
+
+    def build_now(config: Config, tournament_id: int, rated: bool) -> None:
+        database = Database(config.database_url)
+        try:
+            build_tournament(database, tournament_id, rated=rated, enqueue=ids.extend)
+        finally:
+            database.dispose()
+
+    monkeypatch.setattr(building, "send_build", build_now)
     return ids
 
 

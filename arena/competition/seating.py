@@ -52,44 +52,70 @@ def _improve_round(cost: np.ndarray, table: np.ndarray, n_tables: int, n_must: i
     """Swap two candidates (different tables, or a table and the bench) while a swap
     lowers the round's cost; only candidates that cost something are moved, so a round
     of strangers costs nothing to check.  Changes ``table`` in place; returns what the
-    round still costs (the meetings it repeats, weighted as ``cost`` says)."""
+    round still costs (the meetings it repeats, weighted as ``cost`` says).
+
+    Each step takes the first best swap in (candidate, partner) order.  Costs are whole
+    numbers, so the sums are exact in any order and in single precision: what decides a
+    schedule is which swap is best, and that does not depend on how it is computed (the
+    tests pin schedules built before this was made faster)."""
     r = len(table)
     bench = n_tables
     order = np.argsort(table, kind="stable")  # table by table, the bench last
     seated = order[: int((table < bench).sum())]
     k = len(seated) // n_tables
-    groups = seated.reshape(n_tables, k)
+    groups = seated.reshape(n_tables, k).copy()  # who sits at each table, kept up to date
     if not cost[groups[:, :, None], groups[:, None, :]].any():
         return 0.0  # strangers at every table: the usual case among many bots
-    at = np.zeros((r, n_tables + 1))  # at[i, t]: what i costs at table t (as it is now)
-    at[:, :bench] = np.add.reduceat(cost[:, seated], np.arange(0, len(seated), k), axis=1)
-    must = np.arange(r) < n_must
+    cost32 = np.asarray(cost, dtype=np.float32)  # no copy: balanced_groups gives float32
+    # at[t, i]: what i costs at table t (as it is now); the bench (row n_tables) costs nothing
+    at = np.zeros((n_tables + 1, r), dtype=np.float32)
+    at[:bench] = cost32[groups].sum(axis=1)
+    everyone = np.arange(r)
+    must = everyone < n_must
+
+    def joining(columns: np.ndarray) -> np.ndarray:
+        """For each bot x (row) and each of ``columns`` c: what x costs at c's table, less
+        what meeting c costs (once where c is on the bench: x has no one to leave behind
+        there; twice at a table, where c leaves x's table for it)."""
+        weight = np.where(table[columns] == bench, np.float32(1), np.float32(2))
+        return at[table[columns]].T - cost32[:, columns] * weight
+
+    join = np.ascontiguousarray(joining(everyone))  # kept up to date, column by column
     for _ in range(4 * r + 16):  # each swap lowers an integer cost: this is a backstop
-        own = at[np.arange(r), table]
-        rows = np.flatnonzero(own > 0)
+        own = at[table, everyone]
+        rows = np.flatnonzero(own > 0)  # never a benched one: the bench costs nothing
         if not len(rows):
             return 0.0
         benched = table == bench
-        sub = cost[rows]
+        tables = table[rows]
         # i goes to j's table without j, and j to i's table without i
-        delta = at[rows][:, table] + at[:, table[rows]].T - 2 * sub
-        delta -= own[rows, None] + own[None, :]
-        delta[:, benched] += sub[:, benched]  # the bench has no one to meet
-        delta[table[rows, None] == table[None, :]] = np.inf
-        delta[np.ix_(must[rows], benched)] = np.inf  # who must play cannot sit out
+        delta = join[rows]
+        delta += at[tables]
+        delta -= own[rows, None]
+        delta -= own[None, :]
+        delta[np.arange(len(rows))[:, None], groups[tables]] = np.inf  # the same table
+        if benched.any():
+            held = must[rows]
+            if held.any():  # who must play cannot sit out
+                delta[np.ix_(held, benched)] = np.inf
         best = int(np.argmin(delta))
         a, j = divmod(best, r)
         if delta[a, j] >= -0.5:
             break
         i = int(rows[a])
         ti, tj = table[i], table[j]
-        moved = cost[:, j] - cost[:, i]
-        if ti != bench:
-            at[:, ti] += moved
+        moved = cost32[j] - cost32[i]  # cost is symmetric: its rows are its columns
+        at[ti] += moved
+        groups[ti][groups[ti] == i] = j
+        changed = [groups[ti], [i, j]]
         if tj != bench:
-            at[:, tj] -= moved
+            at[tj] -= moved
+            groups[tj][groups[tj] == j] = i
+            changed.append(groups[tj])
         table[i], table[j] = tj, ti
-    return float(at[np.arange(r), table].sum()) / 2  # each repeat counted from both ends
+        columns = np.concatenate(changed)  # the bots of the two tables: their columns moved
+        join[:, columns] = joining(columns)
+    return float(at[table, everyone].sum()) / 2  # each repeat counted from both ends
 
 
 def _meetings_target_met(met: np.ndarray) -> bool:
@@ -168,7 +194,8 @@ def balanced_groups(
         level = played[order[n_tables * k - 1]]
         must = order[played[order] < level]
         members = np.concatenate([must, order[played[order] == level]])
-        cost = met[np.ix_(members, members)].astype(np.float64)
+        # whole numbers: exact in single precision, half the memory to sweep
+        cost = met[np.ix_(members, members)].astype(np.float32)
         best, best_cost = None, math.inf
         for _ in range(ROUND_ATTEMPTS):  # a round that repeats meetings is tried again
             ties = np.array(rng.sample(range(len(members)), len(members))) / len(members)

@@ -421,9 +421,10 @@ class HttpClient:
         }
 
     # -- the client interface of the referee --------------------------------------------
-    def info(self) -> dict[str, Any]:
-        """``GET /``: the bot's name, author, version, games and protocol version."""
-        reply = self.finish(HttpExchange(self, None, b"", CONTROL_TIMEOUT))
+    def info(self, seconds: float = CONTROL_TIMEOUT) -> dict[str, Any]:
+        """``GET /``: the bot's name, author, version, games and protocol version, within
+        ``seconds`` in all (connecting too)."""
+        reply = self.finish(HttpExchange(self, None, b"", seconds))
         if not isinstance(reply, dict):
             raise BotFault("bad_answer", "GET / must answer a JSON object")
         return reply

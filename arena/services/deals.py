@@ -16,7 +16,7 @@ def tournament_seed(tournament: Tournament, progress: dict[str, int]) -> int | N
     running (``progress``: ``tournament_progress``), whatever its status: every match's
     seed, and so every deal, follows from it (a cancelled tournament's running matches
     are still being played)."""
-    if tournament.status == "running" or any(progress.get(s) for s in MATCH_OPEN):
+    if tournament.status in ("building", "running") or any(progress.get(s) for s in MATCH_OPEN):
         return None
     return tournament.seed
 

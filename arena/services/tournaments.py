@@ -1,21 +1,31 @@
 """Tournaments: building one (validate the request, schedule it with its format from
-``arena.competition.formats``, write it with its matches queued), reading and cancelling it."""
+``arena.competition.formats``, write it with its matches queued), reading and cancelling it.
+
+A tournament of more than ``BUILD_INLINE`` matches is not built in the request that asks
+for it: the request validates it and writes its row and entries with the status
+"building"; a worker then schedules it and writes its matches ``BUILD_BATCH`` at a time
+(``build_tournament``, a task of ``arena.worker.building``), each batch its own short
+transaction, so no request waits for it and no writer waits long behind it."""
 
 from __future__ import annotations
 
 import dataclasses
+import logging
 import secrets
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
 from arena.competition import formats, grading
 from arena.config import Config
+from arena.db import Database
 from arena.games import get_game
 from arena.games.base import Game, OptionsError
 from arena.models import (
+    MATCH_OPEN,
     Bot,
     Match,
     MatchSeat,
@@ -25,6 +35,19 @@ from arena.models import (
 )
 from arena.services.errors import MAX_ID, MAX_SEED, ServiceError
 from arena.worker import lifecycle
+
+log = logging.getLogger(__name__)
+
+# A tournament of more matches than this is built by a worker (202 Accepted), a smaller
+# one in the request (201): about half a second of writing on SQLite, less on PostgreSQL.
+BUILD_INLINE = 2_000
+# Matches a worker writes per transaction: SQLite's write lock is held for a tenth of a
+# second or so per batch, and every other writer (a request, a worker saving a result or
+# renewing its leases) gets its turn between two batches.
+BUILD_BATCH = 500
+# On SQLite, the pause after each batch: a connection waiting for the lock polls for it
+# (at most every 100 ms), so a writer that takes it again at once starves the others.
+SQLITE_PAUSE = 0.1
 
 
 def resolve_options(game: Game, options: dict[str, Any] | None) -> dict[str, Any]:
@@ -80,6 +103,7 @@ class TournamentPlan:
     options: dict[str, Any]
     format: formats.Format
     entry: formats.Entry
+    matches: int = 0  # how many its schedule has (``Format.count``)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -158,7 +182,7 @@ def validate_tournament(
             f"this tournament would have {total} matches; the limit is {limit} "
             "(fewer bots, seats or matches; ARENA_MAX_TOURNAMENT_MATCHES sets it)",
         )
-    return TournamentPlan(engine, resolved, fmt, entry)
+    return TournamentPlan(engine, resolved, fmt, entry, total)
 
 
 def schedule_tournament(plan: TournamentPlan, seed: int | None = None) -> Schedule:
@@ -176,19 +200,18 @@ def schedule_tournament(plan: TournamentPlan, seed: int | None = None) -> Schedu
     return Schedule(tables, seed, achieved)
 
 
-def write_tournament(
+def _write_header(
     session: Session,
     plan: TournamentPlan,
-    schedule: Schedule,
     *,
+    seed: int,
+    balance: formats.Balance | None,
+    status: str,
     name: str,
-    live_view: str = "public",
-    rated: bool = True,
-    event_id: int | None = None,
-) -> tuple[Tournament, list[int]]:
-    """The tournament row, its entries and every match of the schedule queued, with bulk
-    inserts (tens of thousands of matches are written in seconds); returns it and the
-    match ids, in schedule order."""
+    live_view: str,
+    event_id: int | None,
+) -> Tournament:
+    """The tournament row and its entries (no match yet)."""
     entry = plan.entry
     tournament = Tournament(
         name=name,
@@ -200,9 +223,9 @@ def write_tournament(
         **plan.format.stored(entry),
         sprt=None if entry.sprt is None else dataclasses.asdict(entry.sprt),
         pass_rule=None if entry.pass_rule is None else entry.pass_rule.to_json(),
-        balance=schedule.balance.to_json(),
-        seed=schedule.seed,
-        status="running",
+        balance=None if balance is None else balance.to_json(),
+        seed=seed,
+        status=status,
         live_view=live_view,
         event_id=event_id,
     )
@@ -216,6 +239,21 @@ def write_tournament(
             for i in entry.bot_ids
         ],
     )
+    return tournament
+
+
+def _write_matches(
+    session: Session,
+    tournament: Tournament,
+    tables: Sequence[formats.Table],
+    *,
+    rated: bool,
+    cancelled: frozenset[int] = frozenset(),
+) -> list[int]:
+    """Bulk inserts of ``tables`` as the tournament's matches, queued (cancelled where a
+    bot of ``cancelled`` sits); their ids, in order."""
+    if not tables:
+        return []
     now = utcnow()
     match_ids = list(
         session.scalars(
@@ -224,16 +262,16 @@ def write_tournament(
                 {
                     "tournament_id": tournament.id,
                     "kind": "tournament",
-                    "game": plan.engine.id,
-                    "options": plan.options,
+                    "game": tournament.game,
+                    "options": tournament.options,
                     "seed": table.seed,
                     "deal": table.deal,
-                    "status": "queued",
+                    "status": "cancelled" if cancelled.intersection(table.seats) else "queued",
                     "rated": rated,
-                    "event_id": event_id,
+                    "event_id": tournament.event_id,
                     "created_at": now,
                 }
-                for table in schedule.tables
+                for table in tables
             ],
         )
     )
@@ -241,10 +279,37 @@ def write_tournament(
         insert(MatchSeat),
         [
             {"match_id": match_id, "seat": seat, "bot_id": bot_id}
-            for match_id, table in zip(match_ids, schedule.tables, strict=True)
+            for match_id, table in zip(match_ids, tables, strict=True)
             for seat, bot_id in enumerate(table.seats)
         ],
     )
+    return match_ids
+
+
+def write_tournament(
+    session: Session,
+    plan: TournamentPlan,
+    schedule: Schedule,
+    *,
+    name: str,
+    live_view: str = "public",
+    rated: bool = True,
+    event_id: int | None = None,
+) -> tuple[Tournament, list[int]]:
+    """The tournament row, its entries and every match of the schedule queued, with bulk
+    inserts (tens of thousands of matches are written in seconds); returns it and the
+    match ids, in schedule order."""
+    tournament = _write_header(
+        session,
+        plan,
+        seed=schedule.seed,
+        balance=schedule.balance,
+        status="running",
+        name=name,
+        live_view=live_view,
+        event_id=event_id,
+    )
+    match_ids = _write_matches(session, tournament, schedule.tables, rated=rated)
     session.expire(tournament, ["entries", "matches"])
     return tournament, match_ids
 
@@ -258,10 +323,15 @@ def create_tournament(
     live_view: str = "public",
     rated: bool = True,
     event_id: int | None = None,
+    build_inline: int | None = None,
     **request: Any,
 ) -> tuple[Tournament, list[int]]:
     """Write a tournament with every match of its schedule queued (``arena.competition.formats``);
     returns it and the match ids, in schedule order.  The caller commits, then enqueues.
+
+    With ``build_inline`` (``BUILD_INLINE``, say), a tournament of more matches is only
+    validated and written without its matches, "building" and no match id: the caller
+    commits, then sends it to a worker (``arena.worker.building.send_build``).
 
     ``request`` is what ``validate_tournament`` takes: ``bot_ids`` are every entrant; a
     gauntlet's ``challenger_ids`` are among them and the others are its field.  Every
@@ -269,6 +339,19 @@ def create_tournament(
     plan = validate_tournament(config, **request)
     entrants = check_entrants(session, plan.engine, plan.entry.bot_ids, event_id)
     plan = dataclasses.replace(plan, entry=dataclasses.replace(plan.entry, bot_ids=tuple(entrants)))
+    if build_inline is not None and plan.matches > build_inline:
+        tournament = _write_header(
+            session,
+            plan,
+            seed=secrets.randbelow(MAX_SEED + 1) if seed is None else seed,
+            balance=None,  # the worker stores it with its first batch
+            status="building",
+            name=name,
+            live_view=live_view,
+            event_id=event_id,
+        )
+        session.expire(tournament, ["entries", "matches"])
+        return tournament, []
     return write_tournament(
         session,
         plan,
@@ -280,6 +363,114 @@ def create_tournament(
     )
 
 
+def stored_plan(tournament: Tournament) -> TournamentPlan:
+    """The plan a tournament was written from, read back from its row and entries: its
+    schedule follows from it and the tournament's seed, as when it was created."""
+    fmt = formats.get_format(tournament.format)
+    entries = sorted(tournament.entries, key=lambda e: e.bot_id)
+    entry = formats.Entry(
+        bot_ids=tuple(e.bot_id for e in entries),
+        seats_per_match=tournament.seats_per_match,
+        deal=tournament.deal,
+        games_per_pairing=tournament.games_per_pairing,
+        matches_per_bot=tournament.matches_per_bot,
+        challenger_ids=tuple(e.bot_id for e in entries if e.challenger),
+        sprt=None if tournament.sprt is None else formats.Sprt(**tournament.sprt),
+        pass_rule=(
+            None
+            if tournament.pass_rule is None
+            else grading.PassRule.from_json(tournament.pass_rule)
+        ),
+    )
+    return TournamentPlan(
+        get_game(tournament.game), dict(tournament.options), fmt, entry, fmt.count(entry)
+    )
+
+
+def build_progress(session: Session, tournament: Tournament) -> dict[str, int] | None:
+    """A building tournament's ``{"written": n, "total": N}`` matches; None once built."""
+    if tournament.status != "building":
+        return None
+    written = session.scalar(
+        select(func.count()).select_from(Match).where(Match.tournament_id == tournament.id)
+    )
+    return {"written": written or 0, "total": stored_plan(tournament).matches}
+
+
+def build_tournament(
+    database: Database,
+    tournament_id: int,
+    *,
+    rated: bool,
+    enqueue: Callable[[list[int]], object],
+    pause_after: int = 3,
+    batch: int = BUILD_BATCH,
+) -> int:
+    """Schedule a "building" tournament from its stored plan and seed and write its
+    matches, ``batch`` per transaction, each batch's queued matches sent (``enqueue``)
+    after its commit; the last batch sets it running.  Returns the matches written here.
+
+    It resumes: the matches of a tournament are written in schedule order, a batch
+    whole or not at all, so those already there are the schedule's first ones and it
+    goes on after them.  Two deliveries at once take each batch in turn (the row's lock,
+    SQLite's write lock) and neither writes a match the other has.  A tournament
+    cancelled meanwhile stops it; a challenger decided by the stop rule meanwhile gets
+    its later matches written cancelled."""
+    with database.session() as session:
+        tournament = session.get(Tournament, tournament_id)
+        if tournament is None or tournament.status != "building":
+            return 0
+        plan = stored_plan(tournament)
+        seed = tournament.seed
+    schedule = schedule_tournament(plan, seed)  # outside any transaction: seconds of work
+    tables = schedule.tables
+    written = 0
+    while True:
+        with database.session() as session:
+            tournament = session.get(Tournament, tournament_id, with_for_update=True)
+            if tournament is None or tournament.status != "building":
+                return written
+            done = session.scalar(
+                select(func.count()).select_from(Match).where(Match.tournament_id == tournament_id)
+            )
+            chunk = tables[done : done + batch]
+            decided = frozenset(
+                session.scalars(
+                    select(TournamentEntry.bot_id).where(
+                        TournamentEntry.tournament_id == tournament_id,
+                        TournamentEntry.sprt_decision.is_not(None),
+                    )
+                )
+            )
+            match_ids = _write_matches(session, tournament, chunk, rated=rated, cancelled=decided)
+            queued = [
+                i for i, t in zip(match_ids, chunk, strict=True) if not decided & set(t.seats)
+            ]
+            if tournament.balance is None:
+                tournament.balance = schedule.balance.to_json()
+            last = done + len(chunk) >= len(tables)
+            if last:
+                tournament.status = "running"
+                open_matches = session.scalar(
+                    select(func.count())
+                    .select_from(Match)
+                    .where(Match.tournament_id == tournament_id, Match.status.in_(MATCH_OPEN))
+                )
+                if not open_matches:  # every match was played (or cancelled) already
+                    lifecycle.settle_tournaments(session, [tournament_id], pause_after)
+        written += len(match_ids)
+        if database.engine.dialect.name == "sqlite" and not last:
+            time.sleep(SQLITE_PAUSE)  # the others' turn at the lock
+        if queued:
+            try:
+                enqueue(queued)
+            except Exception:
+                # they stay queued in the database, where the wardens send them again
+                log.exception("tournament %s: enqueueing its matches failed", tournament_id)
+        if last:
+            return written
+
+
 def create_final(
     session: Session,
     config: Config,
@@ -288,11 +479,13 @@ def create_final(
     matches_factor: int | None = None,
     games_per_pairing: int | None = None,
     matches_per_bot: int | None = None,
+    build_inline: int | None = None,
 ) -> tuple[Tournament, list[int]]:
     """A final run of ``original``: the same entrants (and challengers), game, options,
-    format, deal, event, stop rule and pass rule, with more matches (its own count
-    times ``matches_factor``, or the count given) and a new seed, named "<name> (final)"
-    and ``cloned_from`` it.  The caller commits, then enqueues (as ``create_tournament``)."""
+        format, deal, event, stop rule and pass rule, with more matches (its own count
+        times ``matches_factor``, or the count given) and a new seed, named "<name> (final)"
+        and ``cloned_from`` it.  The caller commits, then enqueues, or sends a "building" one to
+    a worker (as ``create_tournament``, ``build_inline`` too)."""
     fmt = formats.FORMATS.get(original.format)
     if fmt is None:
         raise ServiceError(409, f"tournament {original.id}'s format {original.format!r} is unknown")
@@ -329,6 +522,7 @@ def create_final(
         live_view=original.live_view,
         rated=True if rated is None else rated,
         event_id=original.event_id,
+        build_inline=build_inline,
         game=original.game,
         options=dict(original.options),
         bot_ids=[e.bot_id for e in entries],
@@ -356,7 +550,7 @@ def cancel_tournament(session: Session, tournament: Tournament, pause_after: int
     """Queued matches are cancelled; running ones finish and still count (and keep the
     tournament's seed hidden until they do: ``tournament_seed``), and finished ones that
     waited for a cancelled rotation of their deal are settled."""
-    if tournament.status != "running":
+    if tournament.status not in ("running", "building"):  # building: its builder stops
         raise ServiceError(409, f"tournament {tournament.id} is already {tournament.status}")
     lifecycle.cancel_queued(session, Match.tournament_id == tournament.id)
     tournament.status = "cancelled"

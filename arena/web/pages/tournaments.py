@@ -20,7 +20,7 @@ from arena.competition import formats, standings
 from arena.games import GAMES
 from arena.models import Bot, Event, Match, Tournament, TournamentEntry
 from arena.relay import sessions
-from arena.services import events, grading, versions
+from arena.services import events, grading, versions, workers
 from arena.web.pages.common import (
     LIST_PAGE,
     NOTHING,
@@ -146,7 +146,14 @@ def tournament(tournament_id: int) -> Response:
             .where(TournamentEntry.tournament_id == tournament_id)
         )
         offline = sessions.offline(session, (e.bot_id for e in found.entries))
-        etag = page_etag(found.status, sorted(progress.items()), pager["page"], renamed, offline)
+        # no worker alive to play its matches
+        stalls = workers.stall_warnings(
+            session, progress, found.created_at, building=found.status == "building"
+        )
+        etag = page_etag(
+            found.status, sorted(progress.items()), pager["page"], renamed, offline,
+            [w["code"] for w in stalls],
+        )  # fmt: skip
         unchanged = not_modified(etag)
         if unchanged is not None:
             return unchanged
@@ -198,9 +205,11 @@ def tournament(tournament_id: int) -> Response:
             matches=matches,
             playing=playing,
             offline=[session.get(Bot, bot_id) for bot_id in offline],
+            stalls=stalls,
             live_listed=LIVE_MATCHES_LISTED,
             pager=pager,
             live=live,
+            build=services.build_progress(session, found),
             etag=quote_etag(etag, weak=True),  # the header's value, for forms.js
         )
         return with_validators(Response(body, mimetype="text/html"), etag)
@@ -248,7 +257,9 @@ def _crosstable_rows(crosstable: dict[str, Any] | None) -> list[tuple[Any, list[
 
 
 def _is_live(tournament: Tournament, progress: dict[str, int]) -> bool:
-    """Whether the page should refresh itself: matches are still to be played."""
+    """Whether the page should refresh itself: matches are still to be written or played."""
+    if tournament.status == "building":
+        return True
     return tournament.status == "running" and progress["queued"] + progress["running"] > 0
 
 
