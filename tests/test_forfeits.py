@@ -11,6 +11,7 @@ import pytest
 from arenabot import make_server
 from sqlalchemy import select
 
+from arena.match.faults import silenced
 from arena.match.pools import Pools
 from arena.models import Bot, Ladder, Match, MatchSeat, RatingChange
 from arena.worker import ladder
@@ -113,3 +114,75 @@ def test_a_bot_refused_for_its_secret_forfeits_with_the_cause_and_is_paused(aren
     with database.session() as session:
         assert session.get(Bot, wrong["id"]).status == "active"
     assert len(ladder.schedule_ladder(database, config, seed=5)) == 1
+
+
+def test_bots_silent_all_at_once_are_not_charged_until_it_happens_three_times(
+    make_app, monkeypatch
+):
+    """Every bot of a match going silent at once (no byte of an answer from any of them
+    until the end) is, far more often, the worker cut off from them: the attempt is not
+    recorded but played again later, and no bot is charged; only a third such attempt
+    is recorded, with its forfeits (the bots really are away)."""
+    app = make_app()
+    pools = Pools()
+    monkeypatch.setattr(play_module, "_pools", lambda: pools)
+    client, database, config = (
+        app.test_client(),
+        app.extensions["arena.db"],
+        app.extensions["arena.config"],
+    )
+    ids = []
+    for name in ("left", "right"):
+        server = make_server(PolicyBot("cactus", "random"), "127.0.0.1", 0, secret=None)
+        server.serve_in_background()
+        answer = client.post(
+            "/api/bots", json={"name": name, "endpoint": server.url, "owner": "tests"}
+        )
+        assert answer.status_code == 201, answer.get_json()
+        ids.append(answer.get_json()["id"])
+        server.close()  # gone before the match: every request is refused
+    with database.session() as session:
+        match = Match(kind="ladder", game="cactus", seed=3, rated=True)
+        match.seats = [MatchSeat(seat=k, bot_id=b) for k, b in enumerate(ids)]
+        session.add(match)
+        session.flush()
+        match_id = match.id
+    try:
+        for attempt in (1, 2):
+            played = play_module.play_match(database, config, match_id)
+            assert played.startswith("played again")
+            with database.session() as session:
+                match = session.get(Match, match_id)
+                assert (match.status, match.failures) == ("queued", attempt)
+                assert session.scalars(select(RatingChange)).all() == []
+                assert {b.forfeit_streak for b in session.scalars(select(Bot))} == {0}
+        assert play_module.play_match(database, config, match_id) == "recorded"
+        with database.session() as session:
+            seats = session.scalars(select(MatchSeat).where(MatchSeat.match_id == match_id))
+            assert all(seat.forfeited for seat in seats)
+    finally:
+        pools.close()
+
+
+def step(*decisions: tuple[int, str | None]) -> list[dict]:
+    return [{"seat": seat, **({"fault": kind} if kind else {})} for seat, kind in decisions]
+
+
+@pytest.mark.parametrize(
+    ("steps", "silent"),
+    [
+        # both seats refused from some point to the end: the arena's silence
+        ([step((0, None)), step((1, "timeout")), step((0, "connection_refused"))], True),
+        # a seat struck out earlier is not asked: one silent seat is not a silence
+        ([step((0, "timeout")), step((1, "struck_out")), step((0, "timeout"))], False),
+        ([step((0, "timeout")), step((1, "connection_error")), step((0, "struck_out"))], True),
+        # one bot away, the other answering after: that bot's own fault
+        ([step((0, "timeout")), step((1, "timeout")), step((0, None))], False),
+        # an answer that is wrong is still an answer
+        ([step((0, "timeout")), step((1, "illegal_action")), step((0, "timeout"))], False),
+        ([step((0, "timeout")), step((0, "timeout"))], False),  # one seat only
+        ([], False),
+    ],
+)
+def test_a_silence_is_every_asked_seat_unheard_to_the_end(steps, silent) -> None:
+    assert silenced({"steps": steps}) is silent

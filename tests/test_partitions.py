@@ -282,6 +282,7 @@ def services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lane]:
 LOCKS_OF_A_RESULT = """
 SELECT a.pid, a.state FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
 WHERE a.application_name = %s AND l.granted
+  AND l.mode IN ('RowShareLock', 'RowExclusiveLock')
   AND l.relation IN ('counters'::regclass, 'ratings'::regclass, 'bots'::regclass)
 """
 
@@ -293,15 +294,17 @@ def admin(database: Database) -> psycopg.Connection:
 
 def freeze_inside_a_result(lane: Lane, worker: Any, watcher: psycopg.Connection) -> int:
     """SIGSTOP ``worker`` at a moment its database session holds a result transaction's
-    locks; the backend's pid."""
+    row locks and waits on the frozen worker (not a commit already on its way); the
+    backend's pid."""
     name = f"arena-worker-{worker.pid}"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if watcher.execute(LOCKS_OF_A_RESULT, (name,)).fetchone() is None:
             continue
         os.kill(worker.pid, signal.SIGSTOP)
+        time.sleep(0.3)  # a statement or commit sent before the stop has landed
         held = watcher.execute(LOCKS_OF_A_RESULT, (name,)).fetchone()
-        if held is not None:
+        if held is not None and held[1] == "idle in transaction":
             return held[0]
         os.kill(worker.pid, signal.SIGCONT)  # it committed in between: catch the next one
     pytest.fail("the worker was never caught inside a result transaction")
@@ -365,6 +368,12 @@ def test_a_worker_frozen_inside_a_result_transaction_holds_up_no_one(services: L
                 )
             )
         # the server ends the frozen transaction, and its locks with it
+        at_freeze = watcher.execute(
+            "SELECT state, wait_event_type, wait_event, left(query, 200) FROM pg_stat_activity"
+            " WHERE pid = %s",
+            (backend,),
+        ).fetchone()
+        print("the frozen session at the freeze:", at_freeze)
         wait_for(
             lambda: (
                 watcher.execute(
@@ -394,3 +403,19 @@ def test_a_worker_frozen_inside_a_result_transaction_holds_up_no_one(services: L
             ).all()
             assert set(strikes) == {0}  # nobody paid for the freeze
         assert rebuild_ratings(services.db, "cactus")["differences"] == {}
+
+
+def test_a_result_whose_lease_lapses_before_it_commits_is_not_recorded(
+    database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lease is checked once more just before the commit: a result transaction that
+    waited on locks past its lease (its renewals skip the row it holds) records nothing,
+    so no result is ever committed outside a lease."""
+    match_id = new_match(database)
+    claimed(database, match_id, "slow")
+    later = utcnow() + LEASE + dt.timedelta(seconds=1)
+    monkeypatch.setattr(play, "utcnow", lambda: later)  # the clock at the commit
+    assert save_result(database, match_id, played(), 3, ("slow", 1)) is False
+    with database.session() as session:
+        assert session.get(Match, match_id).status == "running"
+        assert session.scalar(select(func.count()).select_from(Replay)) == 0

@@ -19,6 +19,10 @@ import re
 from typing import Any
 
 EXCERPT_CAP = 200  # characters of a refused answer kept with its fault
+# the kinds in which no byte of an answer arrived: the bot's network, or the arena's own
+NETWORK_FAULTS = frozenset(
+    {"timeout", "connection_refused", "connection_closed", "connection_error", "disconnected"}
+)
 
 
 def excerpt(data: Any) -> str:
@@ -87,6 +91,23 @@ def fault_summary(record: dict[str, Any]) -> dict[int, dict[str, Any]]:
                 if decision.get("latency_ms") is not None:
                     seat["first"]["latency_ms"] = decision["latency_ms"]
     return summary
+
+
+def silenced(record: dict[str, Any]) -> bool:
+    """Whether the match ended in a silence that looks like the arena's own: from some
+    decision to the end, every request failed on the network (no byte of an answer), for
+    two seats or more, and no seat answered after.  One bot going away leaves the others
+    answering; every bot of a match going away at once is, far more often, the worker
+    cut off from them (its link, its host's network), for which no bot may be charged."""
+    silent: set[int] = set()
+    for step in record["steps"]:
+        for decision in step:
+            kind = decision.get("fault")
+            if kind in NETWORK_FAULTS:
+                silent.add(decision["seat"])
+            elif kind != "struck_out":  # an answer (good or not): someone was heard
+                silent.clear()
+    return len(silent) >= 2
 
 
 def fault_reason(fault: dict[str, Any]) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 from celery import Celery
 from kombu import Exchange, Queue
 
+from arena import sealing
 from arena.config import Config, from_env
 from arena.db import Database
 from arena.worker import broker
@@ -30,7 +31,18 @@ TASK_MODULES = (
     "arena.worker.refits",
     "arena.worker.ladder",
     "arena.worker.housekeeping",
+    "arena.worker.building",
 )
+
+# kombu's Redis transport options bounding a link to the broker
+BROKER_SOCKET_OPTIONS: dict[str, dict[str, Any]] = {
+    "redis": {
+        "socket_timeout": 30,
+        "socket_connect_timeout": 5,
+        "socket_keepalive": True,
+        "health_check_interval": 10,
+    },
+}
 
 _state: dict[str, Any] = {}
 _state_lock = threading.Lock()
@@ -76,7 +88,15 @@ def celery_settings(config: Config) -> dict[str, Any]:
         # Redis hands an unacknowledged message out again after this long: never while
         # its match may still be running (the warden recovers a dead worker's match
         # long before that)
-        settings["broker_transport_options"] = {"visibility_timeout": config.match_time_limit + 60}
+        settings["broker_transport_options"] = {
+            "visibility_timeout": config.match_time_limit + 60,
+            # a broker cut off without a FIN must not hang the consumer until TCP gives
+            # up: a worker cut off from Redis took no message for 50 s after the link
+            # came back, blocked in a read without a timeout
+            **BROKER_SOCKET_OPTIONS.get(scheme, {}),
+        }
+        # RabbitMQ: heartbeats notice a dead link within a minute (Celery's default: 120 s)
+        settings["broker_heartbeat"] = 30
     return settings
 
 
@@ -98,6 +118,7 @@ def configure(config: Config) -> Celery:
     for writer in (_state.get("live") or {}).values():
         writer.close()
     _state.update(config=config, db=None, pools=None, relay_pools=None, live={})
+    sealing.use(config)  # the keys the bots' signing secrets are sealed with
     return celery
 
 
@@ -111,7 +132,9 @@ def _db() -> Database:
     _config()
     with _state_lock:
         if _state.get("db") is None:
-            _state["db"] = Database(_state["config"].database_url)
+            config = _state["config"]
+            # a worker's threads save results at once: twice the web's share of connections
+            _state["db"] = Database(config.database_url, 2 * config.database_pool)
         return _state["db"]
 
 

@@ -18,21 +18,31 @@ and over an asyncio referee: see ``docs/workers.md``.
 Ratings change in the same transaction as the result, under row locks (PostgreSQL) or
 the database lock (SQLite, ``BEGIN IMMEDIATE``), and each rated result takes the next
 number of a locked counter, so ``arena ratings rebuild`` can replay them in that order.
+
+A result is recorded only under a live lease: the match's row is locked first, and the
+lease must be the recording process's and not yet lapsed (``lifecycle.finish``); holding
+the row's lock to the commit keeps any other warden from adopting it meanwhile.  A
+database error while recording (a link cut, a lock or pool timeout, a session ended by
+the server) is retried while the lease is held; a process fenced by its warden gives up.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
+import threading
+import time
 from typing import Any
 
 from celery.signals import worker_process_init, worker_ready, worker_shutdown
+from sqlalchemy import exc as sa_exc
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
 from arena.config import Config
 from arena.db import Database
 from arena.games import make_policy
+from arena.match.faults import silenced
 from arena.match.http_client import HttpClient
 from arena.match.pools import Pools
 from arena.match.referee import (
@@ -43,10 +53,11 @@ from arena.match.referee import (
     Referee,
     policy_rng,
 )
-from arena.models import Match, MatchSeat, utcnow
+from arena.metrics import worker as worker_metrics
+from arena.models import Match, MatchSeat, aware, utcnow
 from arena.relay import sessions
 from arena.relay.client import RelayClient
-from arena.worker import celery_app, lifecycle, live, queue
+from arena.worker import celery_app, heartbeat, lifecycle, live, queue
 from arena.worker.celery_app import _state, _state_lock, celery
 from arena.worker.lifecycle import MAX_FAILURES
 from arena.worker.refits import refit_ratings
@@ -134,6 +145,7 @@ def start_warden(capacity: int) -> Warden:
                 celery_app._db(), celery_app._config(), match_id, warden.owner, warden
             ),
             enqueue=lambda match_ids: queue.enqueue_matches(celery_app._config(), match_ids),
+            messages_waiting=queue.messages_waiting,
         )
         _state["warden"] = warden
     warden.start()
@@ -147,7 +159,7 @@ def _fresh_process(**_: Any) -> None:
     if _state.get("db") is not None:
         _state["db"].engine.dispose(close=False)
     _state["pools"] = _state["relay_pools"] = None
-    start_warden(capacity=1)
+    heartbeat.start_for(start_warden(capacity=1))
 
 
 @worker_ready.connect
@@ -155,17 +167,22 @@ def _worker_ready(sender: Any = None, **_: Any) -> None:
     """A pool of threads plays its matches in this process: the warden lives here."""
     pool = getattr(sender, "pool", None)
     if pool is not None and "prefork" not in type(pool).__module__:
-        start_warden(capacity=getattr(pool, "limit", None) or 1)
+        # the process beats under its warden's name (arena.worker.heartbeat)
+        heartbeat.start_for(start_warden(capacity=getattr(pool, "limit", None) or 1))
 
 
 @worker_shutdown.connect
 def _worker_shutdown(**_: Any) -> None:
+    heartbeat.stop()  # a clean stop: no longer counted as alive
     warden = _state.get("warden")
     if warden is not None:
         warden.stop()
 
 
 BUSY_RETRY_SECONDS = 2  # then a match whose bot plays in another worker is tried again
+# the database is away, a lock or the pool timed out: what retrying is worth
+DATABASE_ERRORS = (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.TimeoutError)
+DATABASE_RETRY_SECONDS = (0.5, 1, 2, 4, 5)  # then every 5 s while the lease is held
 
 
 @celery.task(bind=True, name="arena.run_match", acks_late=True, reject_on_worker_lost=True)
@@ -175,8 +192,19 @@ def run_match(self: Any, match_id: int, waiting: bool = False) -> str:
     warden = _warden()
     if not waiting:
         warden.delivered()
+    if warden.fenced:
+        # this process cannot reach the database: another worker takes the match
+        raise self.retry(countdown=BUSY_RETRY_SECONDS, max_retries=None)
     try:
         played = play_match(celery_app._db(), celery_app._config(), match_id, warden)
+    except DATABASE_ERRORS as exc:
+        log.warning(
+            "match %s not claimed: the database is away (%s)",
+            match_id,
+            exc,
+            extra={"match_id": match_id},
+        )
+        raise self.retry(countdown=BUSY_RETRY_SECONDS, max_retries=None) from exc
     except MatchNotPlayed as exc:
         # the match is queued again (its failures are counted): try once more shortly
         raise self.retry(exc=exc, countdown=2, max_retries=MAX_FAILURES) from exc
@@ -248,6 +276,7 @@ def play_claimed(
         )
         writer = _live_writer(database, config.live_interval)
         feed = writer.feed(match_id, plan.attempt) if writer is not None else None
+        began = time.monotonic()  # the match's duration (arena_match_seconds)
         try:
             record = referee.run(
                 plan.game,
@@ -260,18 +289,28 @@ def play_claimed(
                 on_step=feed,
             )
         except MatchAbandoned:
+            worker_metrics.result("abandoned")
             return "taken over"  # another worker holds the lease now
         except MatchTimeLimit as exc:
             _fail(database, config, match_id, owner, str(exc), final=True)
+            worker_metrics.result("failed")
             return "failed"
         finally:
             if feed is not None:
                 feed.close()
-        recorded = save_result(
-            database, match_id, record, config.pause_after_forfeits, (owner, plan.attempt)
+        # counted from the record, off the referee's hot path (arena.metrics.worker)
+        played_for = time.monotonic() - began
+        worker_metrics.match_played(
+            plan.game, record.steps, played_for, worker_metrics.counted_seats(plan.seats)
+        )
+        if silenced({"steps": record.steps}) and _played_again(database, config, match_id, owner):
+            return "played again: every bot went silent at once"
+        recorded = _save_retrying(
+            database, match_id, record, config.pause_after_forfeits, (owner, plan.attempt), stop
         )
     except Exception as exc:  # a bug of ours must not lose the match: mark it, keep going
-        log.exception("match %s could not be played", match_id)
+        log.exception("match %s could not be played", match_id, extra={"match_id": match_id})
+        worker_metrics.result("failed")
         _fail(database, config, match_id, owner, f"{type(exc).__name__}: {exc}", final=False)
         raise MatchNotPlayed(f"match {match_id}: {exc}") from exc
     finally:
@@ -279,7 +318,71 @@ def play_claimed(
             warden.release(match_id)
         if plan is not None and any(s.capacity is not None for s in plan.seats):
             _unpin(database, owner, match_id)
+    worker_metrics.result("recorded" if recorded else "refused")
     return "recorded" if recorded else "not recorded"
+
+
+def _played_again(database: Database, config: Config, match_id: int, owner: str) -> bool:
+    """Every bot of the match went silent at once (``silenced``): most likely this worker
+    was cut off from them, and no bot is charged for that.  The attempt is put back in
+    the queue and sent again a lease later, then two leases later; a third silent attempt
+    is recorded (the bots really are away).  False when the match is recorded now."""
+    with database.session() as session:
+        match = _locked_match(session, match_id, _WITH_SEATS)
+        if match is None or match.status != "running" or match.lease_owner != owner:
+            return False
+        if match.failures + 1 >= MAX_FAILURES:
+            return False
+        lifecycle.fail(
+            session,
+            match,
+            "every bot went silent at once (the worker's own network, most likely): played again",
+            config.pause_after_forfeits,
+            final=False,
+        )
+        delay = config.lease_seconds * match.failures
+    log.warning(
+        "match %s: every bot went silent at once; played again in %.0f s",
+        match_id,
+        delay,
+        extra={"match_id": match_id},
+    )
+    try:
+        celery.send_task("arena.run_match", (match_id,), countdown=delay, ignore_result=True)
+    except Exception:  # the broker is away too: the wardens send it again
+        log.warning("match %s: not sent again; a warden will", match_id)
+    return True
+
+
+def _save_retrying(
+    database: Database,
+    match_id: int,
+    record: MatchRecord,
+    pause_after: int,
+    claimed: tuple[str, int],
+    stop: threading.Event | None,
+) -> bool:
+    """``save_result``, tried again on a database error while the lease is this process's
+    (``stop`` unset); without a warden, a few times."""
+    delays = iter(DATABASE_RETRY_SECONDS)
+    while True:
+        try:
+            return save_result(database, match_id, record, pause_after, claimed)
+        except DATABASE_ERRORS as exc:
+            delay = next(delays, None if stop is None else DATABASE_RETRY_SECONDS[-1])
+            if delay is None or (stop is not None and stop.is_set()):
+                raise
+            log.warning(
+                "match %s: recording failed (%s); trying again in %s s",
+                match_id,
+                type(exc).__name__,
+                delay,
+                extra={"match_id": match_id},
+            )
+            if stop is not None and stop.wait(delay):
+                raise
+            if stop is None:
+                time.sleep(delay)
 
 
 def _unpin(database: Database, owner: str, match_id: int) -> None:
@@ -289,7 +392,9 @@ def _unpin(database: Database, owner: str, match_id: int) -> None:
             seated = select(MatchSeat.bot_id).where(MatchSeat.match_id == match_id)
             lifecycle.unpin_idle(session, owner, session.scalars(seated))
     except Exception:  # the pins lapse with the lease anyway
-        log.exception("the pins of match %s's bots were not let go", match_id)
+        log.exception(
+            "the pins of match %s's bots were not let go", match_id, extra={"match_id": match_id}
+        )
 
 
 def _fail(
@@ -313,6 +418,10 @@ def _locked_match(session: Session, match_id: int, *load: Any) -> Match | None:
     return session.scalars(query).first()
 
 
+class _LeaseLapsed(Exception):
+    """The lease ran out before the result's transaction could commit: roll it back."""
+
+
 def save_result(
     database: Database,
     match_id: int,
@@ -325,14 +434,24 @@ def save_result(
     forfeited ``pause_after`` matches in a row is paused.  ``claimed``: the (owner,
     attempt) of the worker that played it, which must still be the match's (None: an
     in-process caller that claimed nothing).  Returns False when nothing was written:
-    another delivery got there first, or the match was claimed again since."""
-    with database.session() as session:
-        match = _locked_match(session, match_id, _WITH_SEATS)
-        ended = lifecycle.finish(session, match, record, pause_after, claimed)
-        if ended is lifecycle.Ended.REFUSED:
-            return False
-        assert match is not None
-        game, rated = match.game, match.rated
+    another delivery got there first, the match was claimed again since, or its lease
+    lapsed before the transaction could commit (it waited on locks that long)."""
+    try:
+        with database.session() as session:
+            match = _locked_match(session, match_id, _WITH_SEATS)
+            expires = match.lease_expires_at if match is not None else None
+            ended = lifecycle.finish(session, match, record, pause_after, claimed)
+            if ended is lifecycle.Ended.REFUSED:
+                return False
+            assert match is not None
+            game, rated = match.game, match.rated
+            session.flush()
+            if claimed is not None and (expires is None or aware(expires) <= utcnow()):
+                # fenced at the commit too: nothing is recorded past the lease
+                raise _LeaseLapsed
+    except _LeaseLapsed:
+        log.warning("match %s: its lease lapsed while recording; not recorded", match_id)
+        return False
     if rated and ended is lifecycle.Ended.TOURNAMENT_OVER:
         refit_ratings.delay(game)  # the fitted ratings follow each finished tournament
     return True

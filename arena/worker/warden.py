@@ -58,6 +58,7 @@ from arena.worker import lifecycle
 log = logging.getLogger(__name__)
 
 RESEND_BATCH = 500  # messages sent again in one round at most
+SLOW_RENEWAL = 1.0  # seconds: a renewal slower than this is logged (it waited on something)
 
 
 def new_owner() -> str:
@@ -195,7 +196,11 @@ class Warden:
 
     def round(self) -> dict[str, list[int]]:
         """Renew, adopt, send again; returns what it did (for logs and tests)."""
+        began = time.monotonic()
         lost = self.renew()
+        took = time.monotonic() - began
+        if took > SLOW_RENEWAL:
+            log.warning("warden %s: renewing took %.1f s", self.owner, took)
         adopted = self.adopt()
         resent = self.resend()
         if lost or adopted or resent:
@@ -217,6 +222,9 @@ class Warden:
         with self._lock:
             held = dict(self._held)
         if not held:
+            if self._fenced:  # nothing to renew: reaching the database ends the fence
+                with self.database.session() as session:
+                    session.execute(text("SELECT 1"))
             self._renewed(began)
             return []
         with self.database.session() as session:
