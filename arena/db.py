@@ -149,12 +149,18 @@ class Database:
         """A lock that processes sharing the database take in turn: a lock file beside a
         SQLite database, an advisory lock on PostgreSQL."""
         if self.engine.dialect.name == "postgresql":
-            with self.engine.connect() as connection:
-                connection.exec_driver_sql(f"SELECT pg_advisory_lock({MIGRATION_LOCK})")
+            # Outside a transaction: a session idle in one while alembic migrates on its
+            # own connection would be ended after IDLE_IN_TRANSACTION, and its lock with
+            # it (a second process then migrated alongside). No lock_timeout: the others
+            # wait as long as the migration takes, however long that is.
+            with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as lock:
+                lock.exec_driver_sql("SET lock_timeout = 0")
+                lock.exec_driver_sql(f"SELECT pg_advisory_lock({MIGRATION_LOCK})")
                 try:
                     yield
                 finally:
-                    connection.exec_driver_sql(f"SELECT pg_advisory_unlock({MIGRATION_LOCK})")
+                    lock.exec_driver_sql(f"SELECT pg_advisory_unlock({MIGRATION_LOCK})")
+                    lock.exec_driver_sql("RESET lock_timeout")
             return
         database = self.engine.url.database
         if self.engine.dialect.name != "sqlite" or not database or database == ":memory:":
