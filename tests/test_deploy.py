@@ -79,6 +79,7 @@ def test_a_bad_number_in_the_environment_is_named_at_start_up(name, value, messa
 PRODUCTION = {
     "ARENA_PROFILE": "production",
     "ARENA_SECRET_KEY": "k",
+    "ARENA_SECRETS_KEY": "mQ0J3Yl0y8nW7e4YlKJ7r8m3n7d6qv2o4Qpq0m4a1pY=",  # a Fernet key
     # nothing listens there: the command must stop before it connects
     "ARENA_DATABASE_URL": "postgresql+psycopg://arena@127.0.0.1:1/arena",
     "ARENA_BROKER_URL": "redis://127.0.0.1:1/0",
@@ -120,3 +121,152 @@ def test_every_production_deploy_file_sets_the_organiser_token():
     assert re.search(
         r"^  ARENA_ORGANISER_TOKEN: \S", (DEPLOY / "k8s" / "arena.yaml").read_text(), re.M
     )
+
+
+def test_beat_starts_where_its_data_dir_does_not_exist_yet(tmp_path):
+    """The image's ARENA_DATA_DIR (/tmp/arena) does not exist in a new container: beat, the
+    one process that keeps a file there with PostgreSQL, makes it (else it died at start,
+    and no ladder round or housekeeping ever ran)."""
+    import shutil
+    import time
+
+    from tests.support.lanes import _missing, _redis_server, postgres_url
+
+    if shutil.which("redis-server") is None:
+        _missing("the redis-server program")
+    data_dir = tmp_path / "not-yet"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    with postgres_url() as url, _redis_server(tmp_path) as (broker_url, _restart):
+        env.update(ARENA_DATA_DIR=str(data_dir), ARENA_DATABASE_URL=url,
+                   ARENA_BROKER_URL=broker_url)  # fmt: skip
+        beat = subprocess.Popen(
+            [sys.executable, "-m", "arena", "beat"], env=env, stderr=subprocess.PIPE, text=True
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while beat.poll() is None and time.monotonic() < deadline:
+                if any(data_dir.glob("celerybeat-schedule*")):
+                    break
+                time.sleep(0.2)
+            assert beat.poll() is None, beat.communicate()[1]
+            assert any(data_dir.glob("celerybeat-schedule*"))
+        finally:
+            beat.terminate()
+            beat.communicate(timeout=30)
+
+
+def _manifests() -> list[dict]:
+    import yaml
+
+    return [d for d in yaml.safe_load_all((DEPLOY / "k8s" / "arena.yaml").read_text()) if d]
+
+
+def _compose() -> dict:
+    import yaml
+
+    return yaml.safe_load((DEPLOY / "compose.yaml").read_text())
+
+
+def test_every_pod_starts_on_the_newest_schema():
+    """Each Deployment's pods migrate first (an initContainer, with the lock that lets pods
+    started together take turns), with the same image and settings as the process."""
+    deployments = [d for d in _manifests() if d["kind"] == "Deployment"]
+    assert {d["metadata"]["name"] for d in deployments} == {
+        "arena-web", "arena-worker", "arena-beat"
+    }  # fmt: skip
+    for deployment in deployments:
+        pod = deployment["spec"]["template"]["spec"]
+        (main,) = pod["containers"]
+        (init,) = pod["initContainers"]
+        assert init["command"][:3] == ["arena", "db", "upgrade"], deployment["metadata"]
+        assert "--wait" in init["command"]  # the database may start at the same time
+        assert (init["image"], init["envFrom"]) == (main["image"], main["envFrom"])
+
+
+def test_the_web_probes_ask_paths_the_app_serves(app):
+    (web,) = [d for d in _manifests() if d["metadata"]["name"] == "arena-web" and
+              d["kind"] == "Deployment"]  # fmt: skip
+    (container,) = web["spec"]["template"]["spec"]["containers"]
+    port = container["ports"][0]["containerPort"]
+    ready, alive = container["readinessProbe"]["httpGet"], container["livenessProbe"]["httpGet"]
+    assert (ready["path"], ready["port"]) == ("/readyz", port)
+    assert (alive["path"], alive["port"]) == ("/healthz", port)
+    rules = {rule.rule for rule in app.url_map.iter_rules()}
+    assert {"/readyz", "/healthz"} <= rules
+
+
+def test_the_web_server_runs_threads_that_long_requests_do_not_get_killed_in():
+    """A bot's long poll holds a thread for up to 25 s: threaded workers, and a timeout
+    (with gthread, the silence allowed to a process's main loop) well above it."""
+    import json
+
+    (cmd,) = re.findall(r"^CMD (\[.*\])$", (DEPLOY / "Dockerfile").read_text(), re.M)
+    argv = json.loads(cmd)
+    assert argv[0] == "gunicorn" and argv[-1] == "arena.wsgi:app"
+    assert argv[argv.index("--worker-class") + 1] == "gthread"
+    assert int(argv[argv.index("--threads") + 1]) > 1
+    assert int(argv[argv.index("--timeout") + 1]) >= 60
+
+
+def test_the_compose_stack_starts_after_its_migration():
+    services = _compose()["services"]
+    arena = {name: s for name, s in services.items() if s.get("image") == "card-bot-arena"}
+    assert {"migrate", "web", "worker", "beat"} <= set(arena)
+    assert services["migrate"]["command"][:3] == ["arena", "db", "upgrade"]
+    assert "--wait" in services["migrate"]["command"]  # where health checks are not run
+    for name, service in arena.items():
+        if name != "migrate":
+            condition = service["depends_on"]["migrate"]["condition"]
+            assert condition == "service_completed_successfully", name
+    assert services["worker"]["deploy"] == {"mode": "replicated", "replicas": 2}
+    # the rate limits count across web processes: in Redis
+    assert services["web"]["environment"]["ARENA_RATELIMIT_STORAGE"].startswith("redis://")
+
+
+def _forward_later(port: int, to: tuple[str, int], after: float) -> None:
+    """From ``after`` seconds on, connections to ``port`` reach ``to`` (a database that
+    starts later), in a daemon thread."""
+    import contextlib
+    import socket
+    import threading
+
+    def pipe(a: socket.socket, b: socket.socket) -> None:
+        with a, b, contextlib.suppress(OSError):  # the other side closed first
+            while data := a.recv(65536):
+                b.sendall(data)
+
+    def serve() -> None:
+        threading.Event().wait(after)
+        listener = socket.create_server(("127.0.0.1", port))
+        while True:
+            client, _ = listener.accept()
+            upstream = socket.create_connection(to)
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=pipe, args=(a, b), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+
+
+def test_db_upgrade_waits_for_a_database_that_starts_later(tmp_path):
+    """The compose stack's migration starts beside PostgreSQL, where no health check is
+    run: ``--wait`` retries until it answers, and fails in one line if it never does."""
+    from sqlalchemy.engine import make_url
+
+    from tests.support.lanes import free_port, postgres_url
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    env["ARENA_DATA_DIR"] = str(tmp_path)
+    command = [sys.executable, "-m", "arena", "db", "upgrade", "--wait"]
+    with postgres_url() as url:
+        real = make_url(url)
+        port = free_port()
+        env["ARENA_DATABASE_URL"] = real.set(port=port).render_as_string(hide_password=False)
+        never = subprocess.run([*command, "1"], env=env, capture_output=True, text=True, timeout=60)
+        assert never.returncode == 2 and never.stderr.count("\n") == 1, never.stderr
+        assert never.stderr.startswith("arena: the database cannot be used: connection")
+        _forward_later(port, (real.host, real.port), after=2)
+        later = subprocess.run(
+            [*command, "60"], env=env, capture_output=True, text=True, timeout=120
+        )
+        assert later.returncode == 0, later.stderr
+        assert "the database schema is up to date" in later.stdout
