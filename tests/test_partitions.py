@@ -32,7 +32,7 @@ from arena.app import create_app
 from arena.db import IDLE_IN_TRANSACTION, Database
 from arena.games import make_policy
 from arena.match.referee import MatchRecord, PolicyClient, Referee, policy_rng
-from arena.models import Bot, Match, MatchSeat, RatingChange, Replay, utcnow
+from arena.models import Bot, Match, MatchSeat, RatingChange, Replay, aware, utcnow
 from arena.worker import play
 from arena.worker.play import claim, save_result
 from arena.worker.queue import enqueue_matches
@@ -358,6 +358,7 @@ def test_a_worker_frozen_inside_a_result_transaction_holds_up_no_one(services: L
 
         wait_for(lambda: recorded() >= 4, timeout=120, what="the first results")
         backend = freeze_inside_a_result(services, frozen, watcher)
+        frozen_at = utcnow()
         stack.callback(lambda: frozen.poll() is None and os.kill(frozen.pid, signal.SIGCONT))
         with services.db.session() as session:
             held = set(
@@ -387,6 +388,17 @@ def test_a_worker_frozen_inside_a_result_transaction_holds_up_no_one(services: L
         # the other worker records every match, the frozen worker's too once their
         # leases lapse, while it is still frozen
         wait_for(lambda: recorded() == len(match_ids), timeout=240, what="every match")
+        with services.db.session() as session:
+            ends = sorted(
+                aware(t)
+                for t in session.scalars(
+                    select(Match.finished_at).where(
+                        Match.id.in_(match_ids), Match.finished_at >= frozen_at
+                    )
+                )
+            )
+        gaps = [(b - a).total_seconds() for a, b in zip([frozen_at, *ends], ends, strict=False)]
+        print(f"longest pause in recorded results while frozen: {max(gaps):.1f} s")
         os.kill(frozen.pid, signal.SIGCONT)
         time.sleep(LEASE.total_seconds() / 3 + 3)  # what the woken worker might still write
         with services.db.session() as session:
