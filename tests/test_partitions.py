@@ -250,9 +250,12 @@ def test_recording_is_tried_again_while_the_database_is_away(monkeypatch) -> Non
     calls.clear()
     fenced = threading.Event()
     fenced.set()
-    with pytest.raises(OperationalError):
-        play._save_retrying(None, 1, record, 3, ("w", 1), fenced)
+    assert play._save_retrying(None, 1, record, 3, ("w", 1), fenced) is False
     assert len(calls) == 1
+    calls.clear()
+    with pytest.raises(OperationalError):  # no warden: a few tries, then the error
+        play._save_retrying(None, 1, record, 3, ("w", 1), None)
+    assert len(calls) == 2
 
 
 def test_database_connections_are_bounded_and_named(postgres: Database) -> None:
@@ -431,3 +434,10 @@ def test_a_result_whose_lease_lapses_before_it_commits_is_not_recorded(
     with database.session() as session:
         assert session.get(Match, match_id).status == "running"
         assert session.scalar(select(func.count()).select_from(Replay)) == 0
+
+
+def test_waiting_for_a_busy_bot_or_the_database_has_no_retry_limit() -> None:
+    """A match whose bot plays elsewhere, or whose worker is fenced or cannot reach the
+    database, is tried again until it can be: Celery gives a retry without its own limit
+    the task's (3 by default), after which the message was dropped with a traceback."""
+    assert play.run_match.max_retries is None

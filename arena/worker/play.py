@@ -185,7 +185,15 @@ DATABASE_ERRORS = (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.Timeou
 DATABASE_RETRY_SECONDS = (0.5, 1, 2, 4, 5)  # then every 5 s while the lease is held
 
 
-@celery.task(bind=True, name="arena.run_match", acks_late=True, reject_on_worker_lost=True)
+# max_retries=None: retries for a busy bot, a fenced process or the database away are
+# unbounded (a retry given max_retries=None takes the task's own, else 3)
+@celery.task(
+    bind=True,
+    name="arena.run_match",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    max_retries=None,
+)
 def run_match(self: Any, match_id: int, waiting: bool = False) -> str:
     """Play the match; ``waiting``: a message this task sent itself while the match's bot
     played in another worker (not a message the broker still had: see ``Warden.resend``)."""
@@ -363,14 +371,24 @@ def _save_retrying(
     stop: threading.Event | None,
 ) -> bool:
     """``save_result``, tried again on a database error while the lease is this process's
-    (``stop`` unset); without a warden, a few times."""
+    (``stop`` unset); without a warden, a few times.  False once the lease is no longer
+    this process's (``stop`` set): nothing is recorded, quietly (another worker plays it)."""
     delays = iter(DATABASE_RETRY_SECONDS)
     while True:
         try:
             return save_result(database, match_id, record, pause_after, claimed)
         except DATABASE_ERRORS as exc:
+            if stop is not None and stop.is_set():
+                # fenced, or the match taken over: it is another worker's to record now
+                log.warning(
+                    "match %s: not recorded (%s) and no longer this process's",
+                    match_id,
+                    type(exc).__name__,
+                    extra={"match_id": match_id},
+                )
+                return False
             delay = next(delays, None if stop is None else DATABASE_RETRY_SECONDS[-1])
-            if delay is None or (stop is not None and stop.is_set()):
+            if delay is None:
                 raise
             log.warning(
                 "match %s: recording failed (%s); trying again in %s s",
@@ -380,7 +398,7 @@ def _save_retrying(
                 extra={"match_id": match_id},
             )
             if stop is not None and stop.wait(delay):
-                raise
+                return False  # fenced while waiting: as above
             if stop is None:
                 time.sleep(delay)
 
