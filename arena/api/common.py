@@ -21,6 +21,7 @@ from arena.config import Config
 from arena.db import Database
 from arena.logins import bearer_token, current_caller, rate_limit
 from arena.services import MAX_ID, Caller, ServiceError
+from arena.services.access import admin_open
 
 __all__ = ["bearer_token", "current_caller", "rate_limit"]  # what the API modules import too
 
@@ -199,7 +200,7 @@ def nobody(config: Config) -> bool:
 def unless_open(config: Config) -> bool:
     """``credentials_first``: the admin's operations refuse a request without a credential
     when an organiser token is configured (``services.check_admin``)."""
-    return config.organiser_token is not None
+    return not admin_open(config)
 
 
 def credentials_first(

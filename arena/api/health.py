@@ -147,18 +147,14 @@ def check_broker(config: Config) -> str | None:
 
 def broker_waiting(config: Config) -> int | None:
     """How many match messages the broker holds (None: it cannot say at once)."""
-    from arena.worker.celery_app import MATCH_QUEUE
+    from arena.worker.queue import queue_length
 
     connection = _broker_connection(config)
     try:
         connection.ensure_connection(
             max_retries=1, interval_start=0, interval_step=0, timeout=BROKER_TIMEOUT
         )
-        channel = connection.default_channel
-        try:
-            return int(channel.queue_declare(MATCH_QUEUE, passive=True)[1])
-        except connection.channel_errors:  # no such queue (yet): nothing in it
-            return 0
+        return queue_length(connection)
     except Exception:  # a broker away: the database's count stands
         return None
     finally:

@@ -160,10 +160,16 @@ def caller(
     return Caller()
 
 
+def admin_open(config: Config) -> bool:
+    """The admin's operations are open to anyone when no organiser token is configured
+    (the local default)."""
+    return config.organiser_token is None
+
+
 def check_admin(config: Config, who: Caller) -> None:
-    """The admin's: open when no organiser token is configured (the local default);
-    else 401 for anyone, 403 for an account or an owner that is not the admin."""
-    if who.admin or config.organiser_token is None:
+    """The admin's: open when no organiser token is configured (``admin_open``); else 401
+    for anyone, 403 for an account or an owner that is not the admin."""
+    if who.admin or admin_open(config):
         return
     if who.anonymous:
         raise ServiceError(401, "this needs the organiser token: Authorization: Bearer <token>")

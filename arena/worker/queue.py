@@ -7,6 +7,7 @@ name, so the web process never loads the code that plays a match.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from arena.config import Config
 from arena.worker.celery_app import MATCH_QUEUE, _state, celery, configure
@@ -49,14 +50,17 @@ def send_matches(match_ids: list[int]) -> int:
 
 
 def messages_waiting() -> int:
-    """How many ``run_match`` messages the broker holds, not yet handed to a worker
-    (a queue never declared holds none).  Raises when the broker cannot be reached."""
+    """How many ``run_match`` messages the broker holds, not yet handed to a worker.
+    Raises when the broker cannot be reached."""
     with celery.connection_for_read() as connection:
         connection.ensure_connection(max_retries=1)
-        channel = connection.default_channel
-        try:
-            return channel.queue_declare(queue=MATCH_QUEUE, passive=True).message_count
-        except Exception as exc:
-            if "not_found" in str(exc).lower().replace(" ", "_") or "NotFound" in repr(exc):
-                return 0
-            raise
+        return queue_length(connection)
+
+
+def queue_length(connection: Any) -> int:
+    """The messages waiting in the match queue, on a broker ``connection`` (a kombu
+    connection, connected); a queue never declared holds none."""
+    try:
+        return connection.default_channel.queue_declare(MATCH_QUEUE, passive=True).message_count
+    except connection.channel_errors:
+        return 0
