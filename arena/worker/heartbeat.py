@@ -42,14 +42,12 @@ class Heartbeat:
         kind: str = "worker",
         load: Callable[[], tuple[int, int]] = lambda: (0, 0),
         interval: float = workers.BEAT_SECONDS,
-        metrics_port: int | None = None,
     ):
         self.database = database
         self.name = name
         self.kind = kind
         self.load = load
         self.interval = interval
-        self.metrics_port = metrics_port  # where its /metrics is served (None: nowhere)
         self._stopped = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -64,8 +62,9 @@ class Heartbeat:
                     kind=self.kind,
                     capacity=capacity,
                     in_flight=in_flight,
-                    # the port may be served after this thread started (worker_ready)
-                    metrics_port=self.metrics_port or worker_metrics.served_port(),
+                    # where its /metrics is served (None: nowhere); read at each beat,
+                    # the port being served from worker_ready, maybe after this started
+                    metrics_port=worker_metrics.served_port(),
                 )
             return True
         except Exception:  # the database is away: the next beat tries again
@@ -112,10 +111,9 @@ def _beat_started(**_: Any) -> None:
     atexit.register(heart.stop)
 
 
-def start_for(warden: Warden, metrics_port: int | None = None) -> Heartbeat:
+def start_for(warden: Warden) -> Heartbeat:
     """The heartbeat of a worker process, under its warden's owner name, with its
-    capacity and the matches it holds (one per process: a second call returns it);
-    ``metrics_port``: where the process serves its metrics, for the status page."""
+    capacity and the matches it holds (one per process: a second call returns it)."""
     from arena.worker.celery_app import _state, _state_lock
 
     with _state_lock:
@@ -125,7 +123,6 @@ def start_for(warden: Warden, metrics_port: int | None = None) -> Heartbeat:
                 warden.database,
                 warden.owner,
                 load=lambda: (warden.capacity, warden.in_flight),
-                metrics_port=metrics_port,
             )
             _state["heartbeat"] = heart
     return heart.start()

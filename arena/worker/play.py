@@ -202,7 +202,7 @@ def run_match(self: Any, match_id: int, waiting: bool = False) -> str:
         warden.delivered()
     if warden.fenced:
         # this process cannot reach the database: another worker takes the match
-        raise self.retry(countdown=BUSY_RETRY_SECONDS, max_retries=None)
+        raise self.retry(countdown=BUSY_RETRY_SECONDS)
     try:
         played = play_match(celery_app._db(), celery_app._config(), match_id, warden)
     except DATABASE_ERRORS as exc:
@@ -212,13 +212,13 @@ def run_match(self: Any, match_id: int, waiting: bool = False) -> str:
             exc,
             extra={"match_id": match_id},
         )
-        raise self.retry(countdown=BUSY_RETRY_SECONDS, max_retries=None) from exc
+        raise self.retry(countdown=BUSY_RETRY_SECONDS) from exc
     except MatchNotPlayed as exc:
         # the match is queued again (its failures are counted): try once more shortly
         raise self.retry(exc=exc, countdown=2, max_retries=MAX_FAILURES) from exc
     if played == lifecycle.BUSY:
         # another worker sends the requests of one of its bots: wait for it to finish
-        raise self.retry(countdown=BUSY_RETRY_SECONDS, max_retries=None, kwargs={"waiting": True})
+        raise self.retry(countdown=BUSY_RETRY_SECONDS, kwargs={"waiting": True})
     return played
 
 
@@ -356,7 +356,7 @@ def _played_again(database: Database, config: Config, match_id: int, owner: str)
         extra={"match_id": match_id},
     )
     try:
-        celery.send_task("arena.run_match", (match_id,), countdown=delay, ignore_result=True)
+        run_match.apply_async((match_id,), countdown=delay)
     except Exception:  # the broker is away too: the wardens send it again
         log.warning("match %s: not sent again; a warden will", match_id)
     return True
