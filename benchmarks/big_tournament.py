@@ -57,9 +57,10 @@ from arena import services
 from arena.app import create_app
 from arena.config import from_env
 from arena.db import Database
-from arena.models import Bot, Match, Tournament
+from arena.models import Match, Tournament
 from arena.services import tournaments
 from arena.worker import building, queue
+from tests.support.web import add_many_bots
 
 REQUEST_TIMEOUT = 30.0  # the deployment's gunicorn kills a worker past this
 READER_PAUSE = 0.2  # each reader's pause between two requests: people, not a load test
@@ -75,24 +76,6 @@ def database_url(kind: str) -> Iterator[str]:
 
     with postgres_url() as url:
         yield url
-
-
-def add_bots(database: Database, n: int) -> list[int]:
-    with database.session() as session:
-        bots = [
-            Bot(
-                name=f"bot {i}",
-                endpoint="http://127.0.0.1:9",
-                owner="bench",
-                owner_token_hash="x",
-                signing_secret="s" * 32,
-                games=["cactus"],
-            )
-            for i in range(n)
-        ]
-        session.add_all(bots)
-        session.flush()
-        return [b.id for b in bots]
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -152,7 +135,7 @@ def one_run(kind: str, mode: str, args: argparse.Namespace) -> dict[str, float]:
         Database(url).upgrade()
         app = create_app(from_env({"ARENA_DATA_DIR": data_dir, "ARENA_DATABASE_URL": url}))
         database: Database = app.extensions["arena.db"]
-        ids = add_bots(database, args.bots)
+        ids = add_many_bots(database, args.bots)
         queue.enqueue_matches = lambda config, match_ids: None  # no broker here
         spawn = multiprocessing.get_context("spawn")
         inbox = spawn.Queue()

@@ -42,8 +42,9 @@ from arena.app import create_app
 from arena.config import from_env
 from arena.db import Database
 from arena.match.referee import MatchRecord
-from arena.models import Bot, Match, MatchSeat
+from arena.models import Match, MatchSeat
 from arena.worker import play, queue, refits
+from tests.support.web import add_many_bots
 
 try:
     from arena.competition import formats  # noqa: F401
@@ -75,24 +76,6 @@ def make_app(url: str, data_dir: str) -> Any:
     Database(url).upgrade()
     env = {"ARENA_DATA_DIR": data_dir, "ARENA_DATABASE_URL": url}
     return create_app(from_env(env))
-
-
-def add_bots(app: Any, n: int) -> list[int]:
-    with app.extensions["arena.db"].session() as session:
-        bots = [
-            Bot(
-                name=f"bot {i} {random.random():.6f}",
-                endpoint="http://127.0.0.1:9",
-                owner="bench",
-                owner_token_hash="x",
-                signing_secret="s" * 32,
-                games=["cactus"],
-            )
-            for i in range(n)
-        ]
-        session.add_all(bots)
-        session.flush()
-        return [b.id for b in bots]
 
 
 def timed(action: Callable[[], Any]) -> float:
@@ -145,7 +128,7 @@ def create_figures(kind: str, repeat: int) -> None:
         for _ in range(repeat):
             with database_url(kind) as url, tempfile.TemporaryDirectory() as data_dir:
                 app = make_app(url, data_dir)
-                ids = add_bots(app, n_bots)
+                ids = add_many_bots(app.extensions["arena.db"], n_bots)
                 client = app.test_client()
                 body = {
                     "name": "scale",
@@ -198,7 +181,7 @@ def page_figures(kind: str, repeat: int) -> None:
         app = make_app(url, data_dir)
         queue.enqueue_matches = lambda config, match_ids: None  # no worker here
         refits.refit_ratings.delay = lambda game: None
-        ids = add_bots(app, 32)
+        ids = add_many_bots(app.extensions["arena.db"], 32)
         client = app.test_client()
         body = {
             "name": "pages",

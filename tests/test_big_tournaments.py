@@ -18,12 +18,13 @@ from arena import services
 from arena.competition import formats
 from arena.config import Config
 from arena.db import Database
-from arena.models import Bot, Match, Tournament
+from arena.models import Match, Tournament
 from arena.services import bots as bot_services
 from arena.services import tournaments
 from arena.worker import building
 from tests.support.api import error
 from tests.support.lanes import postgres_url
+from tests.support.web import add_many_bots
 
 BODY = {
     "name": "big cup",
@@ -32,24 +33,6 @@ BODY = {
     "seats_per_match": 2,
     "matches_per_bot": 10,
 }
-
-
-def add_bots(database: Database, n: int) -> list[int]:
-    with database.session() as session:
-        bots = [
-            Bot(
-                name=f"bot {i}",
-                endpoint="http://127.0.0.1:9",
-                owner="ann",
-                owner_token_hash="x",
-                signing_secret="s" * 32,
-                games=["cactus"],
-            )
-            for i in range(n)
-        ]
-        session.add_all(bots)
-        session.flush()
-        return [b.id for b in bots]
 
 
 def seatings(database: Database, tournament_id: int) -> list[tuple[int, int | None, list[int]]]:
@@ -78,7 +61,7 @@ def test_a_big_tournament_is_answered_at_once_then_built_by_a_worker(app, client
     """Over the inline size the answer is 202 with the tournament "building" (its seed
     hidden, no match yet); the worker's build writes the schedule the request would have
     written, queues and sends every match, and sets it running."""
-    ids = add_bots(db(app), 12)
+    ids = add_many_bots(db(app), 12)
     response = client.post("/api/tournaments", json={**BODY, "bot_ids": ids, "seed": 5})
     assert response.status_code == 202, response.get_json()
     created = response.get_json()
@@ -119,7 +102,7 @@ def test_a_big_tournament_is_answered_at_once_then_built_by_a_worker(app, client
 
 def test_what_is_wrong_with_a_big_tournament_is_answered_at_once(app, client, sent):
     """Validation happens in the request, before any 202: nothing is written or sent."""
-    ids = add_bots(db(app), 24)
+    ids = add_many_bots(db(app), 24)
     error(
         client.post("/api/tournaments", json={**BODY, "bot_ids": [*ids, 999]}), 400, "no bot(s) 999"
     )
@@ -136,7 +119,7 @@ def test_what_is_wrong_with_a_big_tournament_is_answered_at_once(app, client, se
 def test_a_build_cut_short_resumes_without_a_duplicate(app, client, sent, enqueued, monkeypatch):
     """A worker that dies mid-build leaves whole batches; the build delivered again goes
     on after them, and one delivered after the end writes nothing."""
-    ids = add_bots(db(app), 12)
+    ids = add_many_bots(db(app), 12)
     created = client.post("/api/tournaments", json={**BODY, "bot_ids": ids}).get_json()
     real = tournaments._write_matches
     calls = []
@@ -174,7 +157,7 @@ def test_a_build_cut_short_resumes_without_a_duplicate(app, client, sent, enqueu
 
 
 def test_cancelling_a_building_tournament_stops_its_build(app, client, sent, enqueued):
-    ids = add_bots(db(app), 12)
+    ids = add_many_bots(db(app), 12)
     created = client.post("/api/tournaments", json={**BODY, "bot_ids": ids}).get_json()
     cancelled = client.post(f"/api/tournaments/{created['id']}/cancel")
     assert cancelled.status_code == 200 and cancelled.get_json()["status"] == "cancelled"
@@ -204,7 +187,7 @@ def fresh_database(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Da
 
 def test_two_deliveries_at_once_write_each_match_once(fresh_database: Database) -> None:
     """The build task delivered twice, both running together: every match once."""
-    ids = add_bots(fresh_database, 16)
+    ids = add_many_bots(fresh_database, 16)
     config = Config(database_url=fresh_database.url)
     with fresh_database.session() as session:
         tournament, match_ids = tournaments.create_tournament(
@@ -387,7 +370,7 @@ def test_registrations_past_the_limit_are_refused_at_once(app, tarpit, monkeypat
 
 
 def test_the_page_of_a_building_tournament_shows_how_far_it_is(app, client, sent, enqueued):
-    ids = add_bots(db(app), 12)
+    ids = add_many_bots(db(app), 12)
     created = client.post("/api/tournaments", json={**BODY, "bot_ids": ids}).get_json()
     page = client.get(f"/tournaments/{created['id']}").get_data(as_text=True)
     assert "status-building" in page and 'data-refresh="5"' in page

@@ -17,7 +17,7 @@ from sqlalchemy import select
 from arena.competition import formats
 from arena.models import Match, MatchSeat, Tournament
 from tests.support.api import counts, error, register_many
-from tests.support.web import finish
+from tests.support.web import add_many_bots, finish
 
 SPRT = {"elo0": 0, "elo1": 50, "alpha": 0.05, "beta": 0.05}
 
@@ -252,23 +252,7 @@ def test_format_fields_are_checked(app, client, info_bot, enqueued, change, stat
 def test_three_hundred_bots_fit_under_the_default_limit(app, client, enqueued):
     """300 bots, 40 matches each at 4 seats: 3,000 matches, built by a worker (here at
     once: ``enqueued``) after a 202."""
-    with app.extensions["arena.db"].session() as session:
-        from arena.models import Bot
-
-        bots = [
-            Bot(
-                name=f"bot {i}",
-                endpoint="http://127.0.0.1:9",
-                owner="ann",
-                owner_token_hash="x",
-                signing_secret="s" * 32,
-                games=["cactus"],
-            )
-            for i in range(300)
-        ]
-        session.add_all(bots)
-        session.flush()
-        ids = [b.id for b in bots]
+    ids = add_many_bots(app.extensions["arena.db"], 300)
     created = create(
         client, ids, format="balanced", matches_per_bot=40, seats_per_match=4, status=202
     )

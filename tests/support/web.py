@@ -90,6 +90,26 @@ def add_bot(session: Session, name: str, games: list[str], status: str = "active
     return bot
 
 
+def add_many_bots(database: Database, n: int, prefix: str = "bot") -> list[int]:
+    """``n`` bots playing Cactus, written in one transaction (a big tournament's
+    entrants, named ``"<prefix> <i>"``): their ids."""
+    with database.session() as session:
+        bots = [
+            Bot(
+                name=f"{prefix} {i}",
+                endpoint="http://127.0.0.1:9",
+                owner="tests",
+                owner_token_hash="x",
+                signing_secret="s" * 32,
+                games=["cactus"],
+            )
+            for i in range(n)
+        ]
+        session.add_all(bots)
+        session.flush()
+        return [b.id for b in bots]
+
+
 def play_match(
     session: Session,
     game: str,
