@@ -320,9 +320,13 @@ class LeakOracle:
         self._names[location] = (cards, names)
         return names
 
-    def leaks(self, state: State, seat: int, view: Mapping[str, Any]) -> list[str]:
+    def leaks(
+        self, state: State, seat: int, view: Mapping[str, Any], *, events: bool = True
+    ) -> list[str]:
         """What is wrong with ``view`` for ``seat`` (empty when nothing leaks); call
-        ``update`` first, on the same state."""
+        ``update`` first, on the same state.  ``events=False`` skips the check that the
+        view's events are exactly those the seat observed (for what holds no events, such
+        as an observation's explanation)."""
         assert state is self._state and self.read == len(state.events), "update first"
         problems: list[str] = []
         identities, table = self.identities, self.table
@@ -428,6 +432,8 @@ class LeakOracle:
                     f"seat {seat} is shown {extra} at {_where(where)} "
                     f"({location}): cards it may not know there"
                 )
+        if not events:
+            return problems
         if seat == self.spectator:
             if "events" in view:
                 problems.append("a spectator view carries events")
@@ -508,8 +514,11 @@ def play_random(
     *,
     oracle: bool = True,
     on_step: Any = None,
+    on_view: Callable[[LeakOracle, State, int, dict[str, Any]], None] | None = None,
 ) -> tuple[State, list[dict[int, Any]]]:
-    """One random match with every generic check; returns the state and the answers."""
+    """One random match with every generic check; returns the state and the answers.
+    ``on_view(oracle, state, seat, view)`` is called with every seat's view that passed
+    the oracle (needs ``oracle``)."""
     state = game.new_state(n_players, seed, options)
     chooser = random.Random(f"chooser:{seed}")
     initial = sorted(game.all_cards(state))
@@ -528,6 +537,8 @@ def play_random(
                     view = game.view(state, seat)
                     json.dumps(view)
                     leak.check(state, seat, view)
+                    if on_view is not None:
+                        on_view(leak, state, seat, view)
             return state, history
         check_requests(game, state)
         requests = game.pending(state)
@@ -537,6 +548,8 @@ def play_random(
             json.dumps(view)
             if leak is not None:
                 leak.check(state, r.seat, view)
+                if on_view is not None:
+                    on_view(leak, state, r.seat, view)
         if leak is not None:  # what a live match's audience is shown
             view = game.spectator_view(state)
             json.dumps(view)
@@ -550,6 +563,39 @@ def play_random(
         if on_step is not None:
             on_step(state)
     pytest.fail(f"the match did not end within {MAX_STEPS} steps")
+
+
+def check_encoding(
+    game: Game, encoding: Any, n_players: int, seed: int, options: Mapping[str, Any] | None
+) -> int:
+    """One random match under the leak oracle, where every view a seat is given is also
+    encoded (``arena.games.encoding.Encoding``) and the observation, explained back into
+    view-shaped JSON, must pass the same oracle: an encoding may name a card only where
+    that seat may know it.  Also checks that values lie in [0, 1] and that the legal
+    actions have distinct indices, at least one per request.  Returns the observations
+    checked."""
+    checked = 0
+
+    def on_view(leak: LeakOracle, state: State, seat: int, view: dict[str, Any]) -> None:
+        nonlocal checked
+        values = [0.0] * encoding.size
+        encoding.encode(view, values)
+        assert all(0.0 <= v <= 1.0 for v in values), f"a value outside [0, 1] for seat {seat}"
+        problems = leak.leaks(state, seat, encoding.explain(values), events=False)
+        if problems:
+            raise Leak("leak: the observation of " + "; ".join(problems))
+        for request in game.pending(state):
+            if request.seat != seat:
+                continue
+            indices = [encoding.action_index(view, a) for a in request.legal_actions]
+            named = [i for i in indices if i is not None]
+            assert named, f"no legal {request.kind} action of seat {seat} has an index"
+            assert len(set(named)) == len(named), f"two legal {request.kind} actions, one index"
+            assert all(0 <= i < len(encoding.actions) for i in named)
+        checked += 1
+
+    play_random(game, n_players, seed, options, on_view=on_view)
+    return checked
 
 
 def random_matches(
