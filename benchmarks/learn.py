@@ -1,0 +1,129 @@
+"""Training speed: environment steps per second, observation encoding included, for every
+game, against OpenSpiel's C++ ``dou_dizhu`` with ``observation_tensor`` in the same run.
+
+    python benchmarks/learn.py [--seconds 3] [--repeat 3] [--games cactus,president]
+
+A *step* is one decision of one agent: PettingZoo's loop (``agent_iter``, ``last``,
+``step``) with a uniform choice among the indices of the action mask; the steps that
+remove finished agents are not counted.  The baseline asks, per decision, the acting
+player's ``observation_tensor`` as a numpy array and its ``legal_actions`` (dou_dizhu's
+legal-action mask is 26,057 wide, so a learner asks the list), then applies a uniform
+choice; chance nodes are not counted.  Each figure is measured ``--repeat`` times,
+interleaved with the baseline, and the ratio printed as min/median/max.  Pinned to one
+core.  Needs ``pip install -e ".[learn,bench]"``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np
+
+from arena.learn import env
+
+# (label, game id, players, options)
+CONFIGS = [
+    ("cactus classic", "cactus", 4, {"preset": "classic"}),
+    ("cactus pagat", "cactus", 4, {"preset": "pagat"}),
+    ("cactus-game", "cactus-game", 4, {}),
+    ("president", "president", 4, {}),
+]
+
+
+def env_steps(e, seed: int) -> int:
+    """One random match through the environment; returns the decisions made."""
+    chooser = random.Random(seed)
+    choice, flatnonzero = chooser.choice, np.flatnonzero
+    e.reset(seed=seed)
+    steps = 0
+    last, step = e.last, e.step
+    for _ in e.agent_iter():
+        observation, _, terminated, truncated, _ = last()
+        if terminated or truncated:
+            step(None)
+            continue
+        step(int(choice(flatnonzero(observation["action_mask"]))))
+        steps += 1
+    return steps
+
+
+def dou_dizhu_steps(game, seed: int) -> int:
+    chooser = random.Random(seed)
+    state = game.new_initial_state()
+    steps = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(chooser.choices(outcomes, probs)[0])
+            continue
+        player = state.current_player()
+        np.asarray(state.observation_tensor(player), np.float32)
+        state.apply_action(chooser.choice(state.legal_actions()))
+        steps += 1
+    return steps
+
+
+def rate(play: Callable[[int], int], seconds: float) -> float:
+    """Steps per second over whole matches played for about ``seconds``."""
+    matches = steps = 0
+    started = time.perf_counter()
+    while (elapsed := time.perf_counter() - started) < seconds or matches == 0:
+        steps += play(matches)
+        matches += 1
+    return steps / elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="per measurement")
+    parser.add_argument("--repeat", type=int, default=3, help="measurements per figure")
+    parser.add_argument("--games", help="comma-separated game ids to run")
+    args = parser.parse_args()
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+    try:
+        import pyspiel
+    except ImportError:
+        sys.exit('OpenSpiel is the baseline: pip install -e ".[bench]"')
+    ddz = pyspiel.load_game("dou_dizhu")
+    wanted = set(args.games.split(",")) if args.games else None
+    configs = [c for c in CONFIGS if not wanted or c[1] in wanted]
+    envs = {
+        label: env(game, players=players, options=options)
+        for label, game, players, options in configs
+    }
+
+    baseline: list[float] = []
+    ours: dict[str, list[float]] = {label: [] for label, *_ in configs}
+    ratios: dict[str, list[float]] = {label: [] for label, *_ in configs}
+    for _ in range(args.repeat):
+        base = rate(lambda i: dou_dizhu_steps(ddz, i), args.seconds)
+        baseline.append(base)
+        for label, *_ in configs:
+            r = rate(lambda i, e=envs[label]: env_steps(e, i), args.seconds)
+            ours[label].append(r)
+            ratios[label].append(r / base)
+
+    def spread(values: list[float], fmt: str) -> str:
+        return "/".join(
+            format(v, fmt) for v in (min(values), statistics.median(values), max(values))
+        )
+
+    print(f"{'environment':<30}{'steps/s min/median/max':>28}{'vs dou_dizhu min/median/max':>30}")
+    print(f"{'openspiel dou_dizhu (C++)':<30}{spread(baseline, '.0f'):>28}{'1.00x':>30}")
+    for label, _, players, _ in configs:
+        name = f"{label} ({players}p)"
+        print(f"{name:<30}{spread(ours[label], '.0f'):>28}{spread(ratios[label], '.2f') + 'x':>30}")
+
+
+if __name__ == "__main__":
+    main()
