@@ -268,3 +268,19 @@ def test_a_masked_index_plays_the_default_action_as_the_referee_does() -> None:
     played = [x.data for x in e.aec.match.events[events:]]
     assert played, "the default action was played"
     assert request.default_action in request.legal_actions
+
+
+def test_the_server_does_not_need_the_learn_extra() -> None:
+    """The web process, the worker and the games import neither PettingZoo nor Gymnasium:
+    the `learn` extra is optional."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, arena.app, arena.worker.play, arena.games, arena.cli; "
+        "print(sorted(m for m in ('pettingzoo', 'gymnasium') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert out.stdout.strip() == "[]"

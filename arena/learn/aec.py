@@ -166,7 +166,8 @@ class ArenaEnv(AECEnv):
             for request in self._requests:
                 if request.seat == seat:
                     legal = encoding.legal_indices(view, request.legal_actions)
-                    mask[list(legal)] = 1
+                    for index in legal:  # one by one: faster than numpy's fancy indexing
+                        mask[index] = 1  # for the few legal actions of a decision
                     break
             seen = self._seen[seat] = (view, {"observation": values, "action_mask": mask}, legal)
         return seen
@@ -206,22 +207,21 @@ class ArenaEnv(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         self._answers[seat] = chosen
         self._asked += 1
+        # rewards stay 0 until the match ends: nothing to clear or accumulate before
         if self._asked < len(self._requests):  # the window asks the next seat
             self.agent_selection = self.possible_agents[self._requests[self._asked].seat]
-            self._clear_rewards()
             return
         self.game.apply(self.match, self._answers)
-        self._clear_rewards()
         outcome = self.game.outcome(self.match)
         if outcome is None:
             self._begin_step()
-        else:
-            for a in self.agents:
-                self.rewards[a] = float(self.reward_of(outcome, self._seat[a]))
-                self.terminations[a] = True
-            self.infos = {a: {"outcome": outcome.to_json()} for a in self.agents}
-            self._requests, self._seen = [], {}
-            self.agent_selection = self.agents[0]
+            return
+        for a in self.agents:
+            self.rewards[a] = float(self.reward_of(outcome, self._seat[a]))
+            self.terminations[a] = True
+        self.infos = {a: {"outcome": outcome.to_json()} for a in self.agents}
+        self._requests, self._seen = [], {}
+        self.agent_selection = self.agents[0]
         self._accumulate_rewards()
 
     # -- for learners and tools ----------------------------------------------------------
