@@ -149,6 +149,7 @@ class ArenaEnv(AECEnv):
         self._asked = 0
         self._seen: dict[int, tuple[dict[str, Any], dict[str, np.ndarray], dict[int, Action]]]
         self._seen = {}
+        self._views: dict[int, dict[str, Any]] = {}
         if self._requests:
             self.agent_selection = self.possible_agents[self._requests[0].seat]
 
@@ -158,7 +159,7 @@ class ArenaEnv(AECEnv):
         seen = self._seen.get(seat)
         if seen is None:
             encoding = self.encoding
-            view = self.game.view(self.match, seat)
+            view = self._view(seat)
             values = np.zeros(encoding.size, np.float32)
             encoding.encode(view, values)
             mask = np.zeros(len(encoding.actions), np.int8)
@@ -171,6 +172,12 @@ class ArenaEnv(AECEnv):
                     break
             seen = self._seen[seat] = (view, {"observation": values, "action_mask": mask}, legal)
         return seen
+
+    def _view(self, seat: int) -> dict[str, Any]:
+        view = self._views.get(seat)
+        if view is None:
+            view = self._views[seat] = self.game.view(self.match, seat)
+        return view
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         return self._look(self._seat[agent])[1]
@@ -220,7 +227,7 @@ class ArenaEnv(AECEnv):
             self.rewards[a] = float(self.reward_of(outcome, self._seat[a]))
             self.terminations[a] = True
         self.infos = {a: {"outcome": outcome.to_json()} for a in self.agents}
-        self._requests, self._seen = [], {}
+        self._requests, self._seen, self._views = [], {}, {}
         self.agent_selection = self.agents[0]
         self._accumulate_rewards()
 
@@ -235,8 +242,9 @@ class ArenaEnv(AECEnv):
         return next((r for r in self._requests if r.seat == seat), None)
 
     def view(self, agent: str) -> dict[str, Any]:
-        """The JSON view the observation encodes (what a bot would be sent)."""
-        return self._look(self._seat[agent])[0]
+        """The JSON view the observation encodes (what a bot would be sent); reading it
+        encodes nothing (an opponent's policy reads only this)."""
+        return self._view(self._seat[agent])
 
     def render(self) -> str | None:
         if self.render_mode != "ansi" or self.match is None:
