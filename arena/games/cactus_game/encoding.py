@@ -12,7 +12,7 @@ after me), so the observation has the same size for 2 to 6 players and every opt
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import _count_elements  # Counter's C loop, without a Counter
 from collections.abc import MutableSequence
 from typing import Any
 
@@ -187,105 +187,220 @@ class CactusGameEncoding(Encoding):
         self.i_draw, self.i_pass, self.i_stop = index[("draw",)], index[("pass",)], index[("stop",)]
         self.i_take = {k: index[("take", k)] for k in KINDS}
         self.i_set = {cards: index[("play_set", cards)] for cards in _sets()}
+        self._tables()
+
+    def _tables(self) -> None:
+        """Tables that make ``encode`` and ``legal_indices`` index reads and writes only.
+
+        Each value is the very float the formula of its field gives (computed here with
+        the same expression), so an observation is bit for bit what the formulas say.
+        Measured (CPU time per call, the views and legal actions of 40 random 4-player
+        matches) against the former Counter and per-call arithmetic: ``encode`` 7.5 ->
+        4.9 µs, ``legal_indices`` 2.1 -> 1.25 µs."""
+        copies_max = TOTAL_CARDS + 1  # no count of a kind, hand or pile exceeds the deck
+        # count -> count / copies, per kind (hand, discard, looked) and clipped (this_turn)
+        scaled = {k: [c * self.inverse[k] for c in range(copies_max)] for k in KINDS}
+        clipped = {k: [min(v, 1.0) for v in scaled[k]] for k in KINDS}
+        at = self.kind_index
+        self._hand_at = {
+            k: (self.o_hand + at[k], self.o_hand_at_least + 3 * at[k], scaled[k]) for k in KINDS
+        }
+        self._discard_at = {k: (self.o_discard + at[k], scaled[k]) for k in KINDS}
+        self._looked_at = {k: (self.o_looked_cards + at[k], scaled[k]) for k in KINDS}
+        self._this_turn_at = {k: (self.o_this_turn + at[k], clipped[k]) for k in KINDS}
+        self._named_at = {k: self.o_chain_named + at[k] for k in KINDS}
+        self._chain_card_at = {k: self.o_chain_card + i for k, i in self.played_index.items()}
+        self._phase_at = {p: self.o_phase + i for p, i in self.phase_index.items()}
+        self._decision_at = {d: self.o_decision + i for d, i in self.decision_index.items()}
+        self._pile = [c / TOTAL_CARDS for c in range(copies_max)]  # discard, draw pile
+        self._point = [c / POINT_CARDS for c in range(POINT_CARDS + 1)]  # target, Points
+        self._size = [min(c, HAND_CAP) / HAND_CAP for c in range(copies_max)]
+        self._left = [min(c, TURNS_LEFT_CAP) / TURNS_LEFT_CAP for c in range(TURNS_LEFT_CAP + 1)]
+        self._plays = [min(c, PLAYS_CAP) / PLAYS_CAP for c in range(PLAYS_CAP + 1)]
+        # [target][Points] -> min(Points / target, 1) (CG-20: target 1..30, Points 0..30)
+        self._progress = [[0.0] * (POINT_CARDS + 1)] + [
+            [min(owned / target, 1.0) for owned in range(POINT_CARDS + 1)]
+            for target in range(1, POINT_CARDS + 1)
+        ]
+        # [players][my seat] -> per relative seat: (absolute seat, present, hand_sizes,
+        # hand_empty, points, points_to_target indices) and absolute seat -> relative seat
+        self._rows: list[list[tuple[tuple[int, int, int, int, int, int], ...]]] = []
+        self._relative: list[list[list[int]]] = []
+        for n in range(MAX_PLAYERS + 1):
+            self._rows.append(
+                [
+                    tuple(
+                        (
+                            (me + rel) % n,
+                            self.o_present + rel,
+                            self.o_sizes + rel,
+                            self.o_empty + rel,
+                            self.o_points + rel,
+                            self.o_progress + rel,
+                        )
+                        for rel in range(n)
+                    )
+                    for me in range(n)
+                ]
+            )
+            self._relative.append([[(seat - me) % n for seat in range(n)] for me in range(n)])
+        # [players][my seat] -> the "play" actions' indices by their absolute targets
+        self._plays_at: list[list[dict[str, Any]]] = [[] for _ in range(MAX_PLAYERS + 1)]
+        index = self.actions.index
+        for n in range(MIN_PLAYERS, MAX_PLAYERS + 1):
+            for me in range(n):
+                rel = self._relative[n][me]
+                plays: dict[str, Any] = {}
+                for card in PLAYED:
+                    fields = TARGETS[card]
+                    if not fields:  # CG-10, CG-13
+                        plays[card] = index[("play", card)]
+                    elif fields == ("players",):  # CG-11: [a][b], a < b as listed
+                        plays[card] = [
+                            [
+                                index[("play", card, tuple(sorted((rel[a], rel[b]))))]
+                                if a != b
+                                else None
+                                for b in range(n)
+                            ]
+                            for a in range(n)
+                        ]
+                    elif fields == ("target",):  # CG-12, CG-14, CG-16
+                        plays[card] = [
+                            index[("play", card, rel[t])] if t != me else None for t in range(n)
+                        ]
+                    else:  # CG-15: [target][named kind]
+                        plays[card] = [
+                            {k: index[("play", card, rel[t], k)] for k in KINDS}
+                            if t != me
+                            else None
+                            for t in range(n)
+                        ]
+                self._plays_at[n].append(plays)
+        self._header = (
+            self.o_players - MIN_PLAYERS,
+            self.o_seat,
+            self.o_target,
+            self.o_turn,
+            self.o_turns_left,
+            self.o_current,
+        )
+        self._simple = {"draw": self.i_draw, "pass": self.i_pass, "stop": self.i_stop}
 
     # -- the observation -------------------------------------------------------------------
     def encode(self, view: dict[str, JSON], out: MutableSequence[float]) -> None:
+        # Every formula is the field's doc (see __init__); the tables of _tables hold its
+        # values, so each line is a read and a write (speed: the env calls this per step).
         me: int = view["seat"]
         n: int = view["players"]
         target: int = view["target"]
         max_turns: int = view["max_turns"]
         turn: int = view["turn"]
-        out[self.o_players + n - MIN_PLAYERS] = 1.0
-        out[self.o_seat + me] = 1.0
-        out[self.o_target] = target / POINT_CARDS
-        out[self.o_turn] = min(turn / max_turns, 1.0)
+        relative = self._relative[n][me]
+        o_players, o_seat, o_target, o_turn, o_turns_left, o_current = self._header
+        out[o_players + n] = 1.0
+        out[o_seat + me] = 1.0
+        point = self._point
+        out[o_target] = point[target]
+        out[o_turn] = min(turn / max_turns, 1.0)
         left = max_turns - turn
         if left > 0:
-            out[self.o_turns_left] = min(left, TURNS_LEFT_CAP) / TURNS_LEFT_CAP
-        out[self.o_phase + self.phase_index[view["phase"]]] = 1.0
-        out[self.o_decision + self.decision_index[view["decision"]]] = 1.0
-        out[self.o_current + (view["player"] - me) % n] = 1.0
+            out[o_turns_left] = self._left[left if left < TURNS_LEFT_CAP else TURNS_LEFT_CAP]
+        out[self._phase_at[view["phase"]]] = 1.0
+        out[self._decision_at[view["decision"]]] = 1.0
+        out[o_current + relative[view["player"]]] = 1.0
 
-        kind_index, inverse = self.kind_index, self.inverse
         # my hand: counts, and the thresholds a set needs (CG-7)
-        o_hand, o_least = self.o_hand, self.o_hand_at_least
-        for kind, count in Counter(view["hand"]["cards"]).items():
-            i = kind_index[kind]
-            out[o_hand + i] = count * inverse[kind]
-            base = o_least + 3 * i
-            out[base] = 1.0
-            if count >= 2:
-                out[base + 1] = 1.0
-                if count >= 3:
-                    out[base + 2] = 1.0
-        discard = view["discard"]["cards"]
-        o = self.o_discard
-        for kind, count in Counter(discard).items():
-            out[o + kind_index[kind]] = count * inverse[kind]
-        out[self.o_discard_size] = len(discard) / TOTAL_CARDS
-        out[self.o_draw_pile] = min(view["draw_pile"] / TOTAL_CARDS, 1.0)
-        out[self.o_supply] = view["point_supply"] / POINT_CARDS
+        cards = view["hand"]["cards"]
+        if cards:
+            counts: dict[str, int] = {}
+            _count_elements(counts, cards)
+            hand_at = self._hand_at
+            for kind, count in counts.items():
+                at, least, scaled = hand_at[kind]
+                out[at] = scaled[count]
+                out[least] = 1.0
+                if count >= 2:
+                    out[least + 1] = 1.0
+                    if count >= 3:
+                        out[least + 2] = 1.0
+        cards = view["discard"]["cards"]
+        pile = self._pile
+        if cards:
+            counts = {}
+            _count_elements(counts, cards)
+            discard_at = self._discard_at
+            for kind, count in counts.items():
+                at, scaled = discard_at[kind]
+                out[at] = scaled[count]
+            out[self.o_discard_size] = pile[len(cards)]
+        draw_pile = view["draw_pile"]
+        if draw_pile:
+            out[self.o_draw_pile] = pile[draw_pile]
+        out[self.o_supply] = point[view["point_supply"]]
 
         # per relative seat (CG-2: Points face up; hand sizes public)
         sizes, points = view["hand_sizes"], view["points"]
-        o_present, o_sizes, o_empty = self.o_present, self.o_sizes, self.o_empty
-        o_points, o_progress = self.o_points, self.o_progress
-        for rel in range(n):
-            seat = (me + rel) % n
-            out[o_present + rel] = 1.0
+        size_of, progress = self._size, self._progress[target]
+        for seat, present, size_at, empty_at, points_at, progress_at in self._rows[n][me]:
+            out[present] = 1.0
             size = sizes[seat]
             if size:
-                out[o_sizes + rel] = min(size, HAND_CAP) / HAND_CAP
+                out[size_at] = size_of[size]
             else:
-                out[o_empty + rel] = 1.0
+                out[empty_at] = 1.0
             owned = points[seat]
             if owned:
-                out[o_points + rel] = owned / POINT_CARDS
-                out[o_progress + rel] = min(owned / target, 1.0)
+                out[points_at] = point[owned]
+                out[progress_at] = progress[owned]
 
         chain = view.get("chain")
         if chain is not None:  # CG-17, CG-18: the card waiting in its Stop window
             out[self.o_chain] = 1.0
-            out[self.o_chain_card + self.played_index[chain["card"]]] = 1.0
+            out[self._chain_card_at[chain["card"]]] = 1.0
             player = chain["player"]
-            out[self.o_chain_player + (player - me) % n] = 1.0
+            out[self.o_chain_player + relative[player]] = 1.0
             if "target" in chain:
-                out[self.o_chain_target + (chain["target"] - me) % n] = 1.0
+                out[self.o_chain_target + relative[chain["target"]]] = 1.0
             if "players" in chain:
                 for seat in chain["players"]:
-                    out[self.o_chain_players + (seat - me) % n] = 1.0
+                    out[self.o_chain_players + relative[seat]] = 1.0
             if "named" in chain:
-                out[self.o_chain_named + kind_index[chain["named"]]] = 1.0
+                out[self._named_at[chain["named"]]] = 1.0
             stops = chain["stops"]
             if stops:
                 out[self.o_chain_stops] = min(len(stops) / DECK["stop"], 1.0)
                 if len(stops) % 2:
                     out[self.o_chain_cancelled] = 1.0
                 player = stops[-1]
-            out[self.o_chain_top + (player - me) % n] = 1.0
+            out[self.o_chain_top + relative[player]] = 1.0
 
         looked = view.get("looked")
         if looked is not None:  # CG-12: the hand I looked at, decision 'take'
             out[self.o_looked] = 1.0
-            out[self.o_looked_player + (looked["player"] - me) % n] = 1.0
-            o = self.o_looked_cards
-            for kind, count in Counter(looked["cards"]).items():
-                out[o + kind_index[kind]] = count * inverse[kind]
+            out[self.o_looked_player + relative[looked["player"]]] = 1.0
+            counts = {}
+            _count_elements(counts, looked["cards"])
+            looked_at = self._looked_at
+            for kind, count in counts.items():
+                at, scaled = looked_at[kind]
+                out[at] = scaled[count]
 
         this_turn = view["this_turn"]
         if this_turn:
-            counts: dict[str, int] = {}
+            counts = {}
             for event in this_turn:
                 if event["type"] == "play_set":
-                    for kind in event["cards"]:
-                        counts[kind] = counts.get(kind, 0) + 1
+                    _count_elements(counts, event["cards"])
                 else:  # play, stop: one card each
                     kind = event["card"]
                     counts[kind] = counts.get(kind, 0) + 1
-            o = self.o_this_turn
+            this_turn_at = self._this_turn_at
             for kind, count in counts.items():
-                out[o + kind_index[kind]] = min(count * inverse[kind], 1.0)
-            out[self.o_this_turn_plays] = min(len(this_turn), PLAYS_CAP) / PLAYS_CAP
+                at, clipped = this_turn_at[kind]
+                out[at] = clipped[count]
+            plays = len(this_turn)
+            out[self.o_this_turn_plays] = self._plays[plays if plays < PLAYS_CAP else PLAYS_CAP]
 
     # -- the actions -----------------------------------------------------------------------
     def action_index(self, view: dict[str, JSON], action: Action) -> int | None:
@@ -312,6 +427,38 @@ class CactusGameEncoding(Encoding):
         if "target" in action:  # CG-12, CG-14, CG-16
             return index[("play", card, (action["target"] - me) % n)]
         return index[("play", card)]  # CG-10, CG-13
+
+    def legal_indices(
+        self, view: dict[str, JSON], legal_actions: list[Action]
+    ) -> dict[int, Action]:
+        """As the base class's, with ``action_index`` inlined on the tables of this seat
+        and player count: a turn lists up to ~50 actions (36 Asks with 3 others), and the
+        env asks this once per decision (2.1 -> 1.25 µs per call, see ``_tables``)."""
+        plays = self._plays_at[view["players"]][view["seat"]]
+        simple, take, sets = self._simple, self.i_take, self.i_set
+        found: dict[int, Action] = {}
+        for action in legal_actions:
+            kind = action["type"]
+            if kind == "play":
+                at = plays[action["card"]]
+                if "named" in action:  # CG-15
+                    i = at[action["target"]][action["named"]]
+                elif "target" in action:  # CG-12, CG-14, CG-16
+                    i = at[action["target"]]
+                elif "players" in action:  # CG-11
+                    a, b = action["players"]
+                    i = at[a][b]
+                else:  # CG-10, CG-13
+                    i = at
+            elif kind == "take":
+                i = take[action["card"]]
+            elif kind == "play_set":
+                i = sets[tuple(action["cards"])]
+            else:
+                i = simple[kind]
+            if i is not None and i not in found:
+                found[i] = action
+        return found
 
     # -- back to view-shaped JSON ----------------------------------------------------------
     def _cards(self, values: list[float], start: int) -> list[str]:

@@ -18,6 +18,7 @@ Rulings (where the rules are silent) are marked ``Ruling`` next to the code they
 
 from __future__ import annotations
 
+from collections import _count_elements  # Counter's C loop, without a Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
@@ -65,6 +66,29 @@ SET_POINTS: dict[str, int] = {"charlie": 1, "spike": 2, "walter": 3, "joker": 3}
 DEFAULT_TARGET: dict[int, int] = {2: 7, 3: 7, 4: 5, 5: 5, 6: 4}  # CG-20
 
 Phase = Literal["turn", "stop", "take", "over"]
+
+# [players][seat] -> the other seats clockwise from the next one, and the turn actions that
+# depend only on them, in the order _turn_actions lists them (templates: each request gets
+# its own copies, so a caller changing an action changes no other request)
+_OTHERS: list[list[tuple[int, ...]]] = [
+    [tuple((p + i) % n for i in range(1, n)) for p in range(n)] for n in range(7)
+]
+_LOOK_ACTIONS: list[list[tuple[Action, ...]]] = [
+    [tuple({"type": "play", "card": "look_and_steal", "target": t} for t in others)
+     for others in by_seat]
+    for by_seat in _OTHERS
+]  # fmt: skip
+_ASK_ACTIONS: list[list[tuple[Action, ...]]] = [
+    [
+        tuple(
+            {"type": "play", "card": "ask_for_a_card", "target": t, "named": named}
+            for t in others
+            for named in KINDS
+        )
+        for others in by_seat
+    ]
+    for by_seat in _OTHERS
+]
 
 
 @dataclass(frozen=True)
@@ -192,8 +216,7 @@ class CactusGame(Game):
         p, n, hands = state.player, state.n_players, state.hands
         hand = hands[p]
         count: dict[str, int] = {}
-        for kind in hand:
-            count[kind] = count.get(kind, 0) + 1
+        _count_elements(count, hand)
         actions: list[Action] = [{"type": "draw"}]  # CG-5: always legal, the default
         jokers = count.get(JOKER, 0)
         for character in ("charlie", "spike", "walter"):  # CG-7
@@ -204,10 +227,9 @@ class CactusGame(Game):
                     actions.append({"type": "play_set", "cards": cards})
         if jokers >= SET_SIZE:
             actions.append({"type": "play_set", "cards": [JOKER] * SET_SIZE})
-        others = [(p + i) % n for i in range(1, n)]
+        others = _OTHERS[n][p]
         # CG-16: Steal a Card names a player holding a card; CG-12 and CG-15 may name any
         # other player, even one with no card (then nothing is seen, taken or given)
-        holding = [t for t in others if hands[t]]
         for kind in ACTIONS:
             if kind not in count:
                 continue
@@ -218,23 +240,19 @@ class CactusGame(Game):
                     for b in range(a + 1, n):
                         actions.append({"type": "play", "card": kind, "players": [a, b]})
             elif kind == "look_and_steal":  # CG-12: any other player
-                for t in others:
-                    actions.append({"type": "play", "card": kind, "target": t})
+                actions.extend(map(dict.copy, _LOOK_ACTIONS[n][p]))
             elif kind == "steal_a_card":  # CG-16: a player holding a card
-                for t in holding:
-                    actions.append({"type": "play", "card": kind, "target": t})
+                for t in others:
+                    if hands[t]:
+                        actions.append({"type": "play", "card": kind, "target": t})
             elif kind == "steal_a_point":  # CG-14 ruling: only at a player owning a Point
                 for t in others:
                     if state.points[t]:
                         actions.append({"type": "play", "card": kind, "target": t})
             elif kind == "ask_for_a_card":  # CG-15: any of the 12 kinds may be named
-                actions.extend(
-                    [
-                        {"type": "play", "card": kind, "target": t, "named": named}
-                        for t in others  # CG-15: any other player, even with no card
-                        for named in KINDS
-                    ]
-                )
+                # copies of the precomputed Asks: a copy costs half a dict display
+                # (3.8 -> 2.1 µs for the 36 Asks of 4 players)
+                actions.extend(map(dict.copy, _ASK_ACTIONS[n][p]))
             # CG-19 ruling: a Stop has no use on one's own turn, so it is never offered
         return actions
 
@@ -381,8 +399,8 @@ class CactusGame(Game):
         # CG-17: priority runs clockwise from the seat after the card's player, who may
         # not stop their own card (CG-19); CG-18: in a Stop's window the original player
         # may answer.  Only seats holding a Stop have anything to decide.
-        seats = [(top + i) % n for i in range(1, n)]
-        state.window = [s for s in seats if "stop" in state.hands[s]]
+        hands = state.hands
+        state.window = [s for s in _OTHERS[n][top] if "stop" in hands[s]]
         if state.window:
             state.phase = "stop"
         else:
