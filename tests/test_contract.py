@@ -18,9 +18,14 @@ from typing import Any
 
 import pytest
 
-from arena.games import GAMES
+from arena.games import ENCODINGS, GAMES
 from arena.games.base import Game
-from tests.support.contract import check_bad_input, check_determinism, play_random
+from tests.support.contract import (
+    check_bad_input,
+    check_determinism,
+    check_encoding,
+    play_random,
+)
 from tests.support.president import PAIRS, SINGLES, probe_every, seats_for
 
 
@@ -164,6 +169,17 @@ def test_bad_answers_are_refused_and_change_nothing(game: Game, config: Config) 
     for n, seeds in config.probes.items():
         tried = sum(check_bad_input(game, n, config.options, s, every=config.every) for s in seeds)
         assert tried >= config.tried, (n, tried)
+
+
+@pytest.mark.parametrize("game", list(GAMES.values()), ids=list(GAMES))
+def test_every_game_has_an_encoding_the_leak_oracle_accepts(game: Game) -> None:
+    """A learner's observation (``ENCODING``, arena/games/encoding.py) names only the cards
+    the seat may know, at every player count: the same oracle as for views; each game's
+    own test (tests/test_learn_<game>.py) covers its presets and options."""
+    encoding = ENCODINGS[game.id]
+    assert encoding.game_id == game.id
+    for n in range(game.min_players, game.max_players + 1):
+        assert check_encoding(game, encoding, n, 100 + n, None) > 0
 
 
 def test_every_configured_game_is_registered() -> None:
