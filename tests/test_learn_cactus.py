@@ -5,7 +5,10 @@ Rule ids are those of docs/rules/cactus.md."""
 
 from __future__ import annotations
 
+import copy
+import itertools
 import random
+from array import array
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -32,6 +35,7 @@ from arena.games.cactus.encoding import (
 )
 from arena.games.cactus.options import DEFAULT_VALUES
 from arena.games.cactus.schema import ACTIONS
+from arena.games.encoding import Encoding
 from tests.support.contract import Leak, check_encoding
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "learn" / "cactus.md"
@@ -172,6 +176,49 @@ def test_observations_have_one_size_and_stay_in_range() -> None:
             sizes.add(len(out))
             assert all(0.0 <= v <= 1.0 for v in out)
     assert sizes == {E.size}
+
+
+def test_cached_observations_and_indices_equal_fresh_ones() -> None:
+    """encode keeps parts of each match's last observations and reuses them while they
+    stay equal (arena/games/cactus/encoding.py, _Stream): with three matches stepped in
+    turn, float32 buffers and views changed in place after encoding, every observation
+    must equal one of a new encoding, and legal_indices the base class's loop."""
+    matches = [
+        random_views(4, 21, {"preset": "classic"}, limit=600),
+        random_views(3, 22, {"preset": "pagat", "penalty_cards": 4}, limit=600),  # PG-4
+        random_views(5, 23, {"values": {"K": -3, "J": 25}, "decks": 2}, limit=600),  # CA-1/2
+    ]
+    cached = CactusEncoding()
+    seen = 0
+    for views in itertools.zip_longest(*matches):
+        views = [v for v in views if v is not None]
+        for view, legal in views:
+            got = array("f", bytes(4 * cached.size))  # written through a memoryview
+            cached.encode(view, got)
+            want = [0.0] * E.size
+            CactusEncoding().encode(view, want)
+            assert got == array("f", want)
+            if legal is not None:
+                assert cached.legal_indices(view, legal) == Encoding.legal_indices(
+                    CactusEncoding(), view, legal
+                )
+            seen += 1
+        view = copy.deepcopy(views[0][0])  # a caller's copy, changed after encoding it
+        cached.encode(view, [0.0] * E.size)
+        for rows in view["layouts"]:
+            if rows:
+                rows[0]["card"] = "AS" if rows[0]["card"] != "AS" else "KD"
+        # a card put on the discard, then one more on a discard whose other cards changed
+        # (one card more than before, but not by a discard: nothing to update from)
+        other = ["KS" if name != "KS" else "KH" for name in view["discard"]]
+        for discard in ([*view["discard"], "QH"], [*other, "QH", "2C"]):
+            view["discard"][:] = discard
+            got_list = [0.0] * E.size
+            cached.encode(view, got_list)
+            want = [0.0] * E.size
+            CactusEncoding().encode(view, want)
+            assert got_list == want
+    assert seen > 1000
 
 
 # -- hand-made views ----------------------------------------------------------------------

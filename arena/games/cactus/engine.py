@@ -85,10 +85,19 @@ class CactusState(State):
         self.layouts: list[dict[int, int]] = [{} for _ in range(n_players)]
         self.next_slot = [LAYOUT_SIZE] * n_players
         self.known: list[list[dict[int, str]]] = _no_knowledge(n_players)
-        # bumped whenever a layout or what a seat knows of one changes: views reuse the
-        # layout rows they built for a seat while it stays the same
+        # Views reuse the layout rows they built, per seat and owner, while both counters
+        # stay the same.  layout_version is bumped when every layout changes at once (a
+        # deal; a test's set-up), _owner_versions[owner] whenever that owner's layout or
+        # what any seat knows of it changes.  Per owner, because one turn mostly changes
+        # one layout: a whole-table counter rebuilt the rows of 91% of the views in random
+        # play, per owner 30% of the rows are rebuilt; view went from 4.8 to 3.5 us a
+        # decision (4 players, classic, process time; with the locked_slots shortcut).
         self.layout_version = 0
-        self._rows_cache: list[tuple[int, list[JSON]] | None] = [None] * n_players
+        self._owner_versions = [0] * n_players
+        # [seat][owner]: (layout_version, owner version, rows) last shown to seat
+        self._rows_cache: list[list[tuple[int, int, list[JSON]] | None]] = [
+            [None] * n_players for _ in range(n_players)
+        ]
         # CL-5: (owner, physical card) of the penalty cards their owner may not throw yet
         self.locked: set[tuple[int, int]] = set()
         self.stock: list[int] = []
@@ -201,7 +210,25 @@ class Cactus(Scoring, Game):
         if seat in window.missed:
             return []
         locked = state.locked
+        if not locked:  # the common case: no CL-5 penalty card waits, every slot may go
+            return list(state.layouts[seat])
         return [s for s, card in state.layouts[seat].items() if (seat, card) not in locked]
+
+    def _anyone_can_throw(self, state: CactusState, window: SnapWindow) -> bool:
+        """Whether _throwable is non-empty for some seat of the window, without building
+        the lists (every discard asks this).  With the shortcut of _throwable: the engine
+        went from 4.6 to 4.5 us a decision in classic, 5.8 to 5.4 in pagat (4 players,
+        random play, process time)."""
+        locked, layouts, missed = state.locked, state.layouts, window.missed
+        for seat in window.priority:
+            if seat in missed:
+                continue
+            if not locked:
+                if layouts[seat]:
+                    return True
+            elif any((seat, card) not in locked for card in layouts[seat].values()):
+                return True
+        return False
 
     def _apply(
         self, state: CactusState, requests: list[Request], answers: Mapping[int, Action]
@@ -305,7 +332,7 @@ class Cactus(Scoring, Game):
         if state.options.reaction_priority == "random":
             state.rng.shuffle(priority)
         window = SnapWindow(top, owner, priority, missed)
-        if any(self._throwable(state, seat, window) for seat in priority):
+        if self._anyone_can_throw(state, window):
             state.window = window
             state.phase = "snap"
         else:
@@ -361,7 +388,7 @@ class Cactus(Scoring, Game):
             # PG-4: the card goes back, seen by all; two unseen cards in new slots
             for known in state.known:
                 known[thrower][slot] = state.names[card]
-            state.layout_version += 1
+            state._owner_versions[thrower] += 1
             self._penalise(state, thrower, first_slot=None)
             if state.options.snap_after_miss:
                 self._open_window(state, window.top, window.owner, window.missed | {thrower})
@@ -380,7 +407,7 @@ class Cactus(Scoring, Game):
                 slot = state.next_slot[seat]
                 state.next_slot[seat] += 1
             state.layouts[seat][slot] = card
-            state.layout_version += 1
+            state._owner_versions[seat] += 1
             state.locked.add((seat, card))  # CL-5: not throwable before its owner's next turn
             state.emit({"type": "penalty_card", "player": seat, "slot": slot})
 
@@ -438,7 +465,7 @@ class Cactus(Scoring, Game):
         p, q, slot = state.player, action["player"], action["slot"]
         card = state.layouts[q][slot]
         state.known[p][q][slot] = state.names[card]
-        state.layout_version += 1
+        state._owner_versions[q] += 1
         state.emit({"type": "power", "power": "peek_other", "player": p, "target": q, "slot": slot})
         state.emit({"type": "seen", "player": q, "slot": slot, "card": cards.name(card)}, to=(p,))
         self._after_turn(state)
@@ -575,14 +602,14 @@ class Cactus(Scoring, Game):
             card = state.layouts[seat][slot]
             state.known[seat][seat][slot] = state.names[card]
             shown.append({"slot": slot, "card": cards.name(card)})
-        state.layout_version += 1
+        state._owner_versions[seat] += 1
         if why != "initial_peek":
             state.emit({"type": "power", "power": why, "player": seat, "slots": slots})
         state.emit({"type": why, "player": seat, "seen": shown}, to=(seat,))
 
     def _forget(self, state: CactusState, owner: int, slot: int) -> None:
         """The card at (owner, slot) changed unseen: nobody knows it any more."""
-        state.layout_version += 1
+        state._owner_versions[owner] += 1
         for known in state.known:
             known[owner].pop(slot, None)
 
@@ -609,12 +636,7 @@ class Cactus(Scoring, Game):
     # -- views -------------------------------------------------------------------------------
     def view(self, state: CactusState, seat: int) -> dict[str, JSON]:
         names = state.names
-        cached = state._rows_cache[seat]
-        if cached is not None and cached[0] == state.layout_version:
-            layouts = cached[1]
-        else:
-            layouts = self._layout_rows(state, seat)
-            state._rows_cache[seat] = (state.layout_version, layouts)
+        layouts = self._cached_rows(state, seat)
         decision = None
         for r in self.pending(state):
             if r.seat == seat:
@@ -642,9 +664,12 @@ class Cactus(Scoring, Game):
         if seat == state.player and state.hand is not None:
             view["drawn"] = names[state.hand]
         if decision == "snap":
-            view["locked_slots"] = [
-                s for s, card in state.layouts[seat].items() if (seat, card) in state.locked
-            ]
+            locked = state.locked  # mostly empty: no CL-5 penalty card waits
+            view["locked_slots"] = (
+                [s for s, card in state.layouts[seat].items() if (seat, card) in locked]
+                if locked
+                else []
+            )
         elif decision == "power" and state.turn_discard is not None:
             view["power"] = state.options.powers[cards.rank(state.turn_discard)]
         elif decision == "turn" and self._eight_offered(state):
@@ -672,7 +697,25 @@ class Cactus(Scoring, Game):
         return view
 
     @staticmethod
+    def _cached_rows(state: CactusState, seat: int) -> list[JSON]:
+        """What _layout_rows gives, each owner's rows reused while unchanged (see
+        CactusState._owner_versions)."""
+        cache = state._rows_cache[seat]
+        version, owner_versions = state.layout_version, state._owner_versions
+        known = state.known[seat]
+        layouts = []
+        for owner, layout in enumerate(state.layouts):
+            cached = cache[owner]
+            if cached is None or cached[0] != version or cached[1] != owner_versions[owner]:
+                get = known[owner].get
+                rows = [{"slot": slot, "card": get(slot)} for slot in layout]
+                cached = cache[owner] = (version, owner_versions[owner], rows)
+            layouts.append(cached[2])
+        return layouts
+
+    @staticmethod
     def _layout_rows(state: CactusState, seat: int) -> list[JSON]:
+        """Every layout's rows as ``seat`` sees them, built afresh."""
         return [
             [{"slot": slot, "card": get(slot)} for slot in layout]
             for layout, get in zip(state.layouts, [k.get for k in state.known[seat]], strict=True)
