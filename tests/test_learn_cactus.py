@@ -1,4 +1,4 @@
-"""The Cactus encoding (arena/games/cactus/encoding.py, issue 26): the leak oracle over
+"""The Cactus encoding (arena/games/cactus/encoding.py): the leak oracle over
 random play for every player count, preset and notable option, the explanation against
 the view it came from, hand-made views slice by slice, the action indices, and the docs.
 Rule ids are those of docs/rules/cactus.md."""

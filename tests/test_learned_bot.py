@@ -1,4 +1,4 @@
-"""The numpy-trained sample bot (sample_bots/learned/, issue 26): the committed weights beat
+"""The numpy-trained sample bot (sample_bots/learned/): the committed weights beat
 random players, the SDK bot plays the same decisions as the policy in the learning
 environment, in process (arenabot.local) and over HTTP (arena play), a short training run
 works end to end, and a weights file for another encoding is refused.

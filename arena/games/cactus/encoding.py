@@ -1,4 +1,4 @@
-"""The Cactus encoding (issue 26): a seat's view as a fixed-size observation, its JSON
+"""The Cactus encoding: a seat's view as a fixed-size observation, its JSON
 actions as indices of one fixed action space, for learning environments and trained bots.
 
 Boundary: this module reads only the ``view`` it is given (``Cactus.view``), never the
