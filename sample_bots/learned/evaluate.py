@@ -121,7 +121,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Win rate and mean rank reward of a saved policy, and of the random "
         "policy in the same seats and seeds, with 95%% intervals.",
     )
-    parser.add_argument("--weights", required=True, help="the .npz written by train")
+    parser.add_argument(
+        "--weights",
+        default=str(Path(__file__).resolve().parent / "president.npz"),
+        help="the .npz written by train (default: the committed president.npz)",
+    )
     parser.add_argument("--matches", type=int, default=2000, help="matches (default 2000)")
     parser.add_argument(
         "--opponents", default="random", help="house policy of the other seats (default random)"
@@ -143,7 +147,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--matches must be at least 2")
     from arena.games.base import OptionsError
 
-    options = json.loads(args.options) if args.options else None
+    try:
+        options = json.loads(args.options) if args.options else None
+    except ValueError:
+        options = []
+    if options is not None and not isinstance(options, dict):
+        parser.error('--options must be a JSON object, e.g. {"rounds": 3}')
     opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]
     which = ["learned", "random"] if args.policy == "both" else [args.policy]
     try:

@@ -21,9 +21,11 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import os
 import sys
 import time
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -262,11 +264,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.minutes <= 0 or args.workers < 1 or args.batch < 1 or args.players < 1:
         parser.error("--minutes, --workers, --batch and --players must be positive")
-    options = json.loads(args.options) if args.options else {}
+    try:
+        options = json.loads(args.options) if args.options else {}
+    except ValueError:
+        options = None
     if not isinstance(options, dict):
         parser.error('--options must be a JSON object, e.g. {"rounds": 3}')
     if args.preset:
         options["preset"] = args.preset
+    folder = Path(args.out).resolve().parent
+    if not folder.is_dir() or not os.access(folder, os.W_OK):
+        parser.error(f"--out {args.out}: cannot write into {folder} (no such folder, or no right)")
     try:
         train(
             args.game,
