@@ -20,6 +20,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -50,7 +51,9 @@ def play_ours(game_id: str, players: int, options: dict, views: bool, seed: int)
     return answers
 
 
-def play_dou_dizhu(pyspiel_game, views: bool, seed: int) -> int:
+def play_dou_dizhu(pyspiel_game, observe: Callable[[Any, int], object] | None, seed: int) -> int:
+    """One random match of OpenSpiel's dou_dizhu; ``observe(state, player)`` before each
+    decision (the baseline's "view"); returns the decisions made (chance nodes aside)."""
     chooser = random.Random(seed)
     state = pyspiel_game.new_initial_state()
     answers = 0
@@ -59,12 +62,15 @@ def play_dou_dizhu(pyspiel_game, views: bool, seed: int) -> int:
             outcomes, probs = zip(*state.chance_outcomes(), strict=True)
             state.apply_action(chooser.choices(outcomes, probs)[0])
             continue
-        player = state.current_player()
-        if views:
-            state.observation_string(player)
+        if observe is not None:
+            observe(state, state.current_player())
         state.apply_action(chooser.choice(state.legal_actions()))
         answers += 1
     return answers
+
+
+def observation_string(state: Any, player: int) -> object:
+    return state.observation_string(player)
 
 
 def measure(play: Callable[[int], int], seconds: float) -> tuple[float, float]:
@@ -95,7 +101,10 @@ def main() -> None:
     if pyspiel is not None:
         ddz = pyspiel.load_game("dou_dizhu")
         for views in (False, True):
-            g, a = measure(lambda i, v=views: play_dou_dizhu(ddz, v, i), args.seconds)
+            g, a = measure(
+                lambda i, v=views: play_dou_dizhu(ddz, observation_string if v else None, i),
+                args.seconds,
+            )
             rows.append(("openspiel dou_dizhu (C++)", views, g, a))
             if views:
                 baseline = a

@@ -23,20 +23,14 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 
 from arena.learn import env
-
-# (label, game id, players, options)
-CONFIGS = [
-    ("cactus classic", "cactus", 4, {"preset": "classic"}),
-    ("cactus pagat", "cactus", 4, {"preset": "pagat"}),
-    ("cactus-game", "cactus-game", 4, {}),
-    ("president", "president", 4, {}),
-]
+from benchmarks.engine import CONFIGS, play_dou_dizhu  # the same games and baseline loop
 
 
 def env_steps(e, seed: int) -> int:
@@ -56,20 +50,8 @@ def env_steps(e, seed: int) -> int:
     return steps
 
 
-def dou_dizhu_steps(game, seed: int) -> int:
-    chooser = random.Random(seed)
-    state = game.new_initial_state()
-    steps = 0
-    while not state.is_terminal():
-        if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes(), strict=True)
-            state.apply_action(chooser.choices(outcomes, probs)[0])
-            continue
-        player = state.current_player()
-        np.asarray(state.observation_tensor(player), np.float32)
-        state.apply_action(chooser.choice(state.legal_actions()))
-        steps += 1
-    return steps
+def observation_tensor(state: Any, player: int) -> np.ndarray:
+    return np.asarray(state.observation_tensor(player), np.float32)
 
 
 def rate(play: Callable[[int], int], seconds: float) -> float:
@@ -106,7 +88,7 @@ def main() -> None:
     ours: dict[str, list[float]] = {label: [] for label, *_ in configs}
     ratios: dict[str, list[float]] = {label: [] for label, *_ in configs}
     for _ in range(args.repeat):
-        base = rate(lambda i: dou_dizhu_steps(ddz, i), args.seconds)
+        base = rate(lambda i: play_dou_dizhu(ddz, observation_tensor, i), args.seconds)
         baseline.append(base)
         for label, *_ in configs:
             r = rate(lambda i, e=envs[label]: env_steps(e, i), args.seconds)

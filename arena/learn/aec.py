@@ -258,15 +258,8 @@ class ArenaEnv(AECEnv):
         return self.metadata["name"]
 
 
-def env(
-    game: str,
-    players: int | None = None,
-    options: Mapping[str, Any] | None = None,
-    preset: str | None = None,
-    reward: str | Reward = "rank",
-    render_mode: str | None = None,
-) -> ArenaEnv:
-    """The PettingZoo environment of ``game`` (``"cactus"``, ``"cactus-game"``,
-    ``"president"``) for ``players`` seats (4 by default), with the game's ``options``
-    and/or ``preset``; see :class:`ArenaEnv`."""
-    return ArenaEnv(game, players, options, preset, reward, render_mode)
+def env(*args: Any, **kwargs: Any) -> ArenaEnv:
+    """The PettingZoo environment of a game (``"cactus"``, ``"cactus-game"``,
+    ``"president"``): ``env(game, players=4, options=None, preset=None, reward="rank",
+    render_mode=None)``, the arguments of :class:`ArenaEnv`."""
+    return ArenaEnv(*args, **kwargs)

@@ -180,15 +180,8 @@ class SingleAgentEnv(gymnasium.Env):
         self.aec.close()
 
 
-def single_agent_env(
-    game: str,
-    players: int | None = None,
-    opponents: Opponent | Sequence[Opponent] = "random",
-    seat: int | None = None,
-    options: Mapping[str, Any] | None = None,
-    preset: str | None = None,
-    reward: str | Reward = "rank",
-    render_mode: str | None = None,
-) -> SingleAgentEnv:
-    """A Gymnasium environment of one seat of ``game``; see :class:`SingleAgentEnv`."""
-    return SingleAgentEnv(game, players, opponents, seat, options, preset, reward, render_mode)
+def single_agent_env(*args: Any, **kwargs: Any) -> SingleAgentEnv:
+    """A Gymnasium environment of one seat of a game: ``single_agent_env(game, players=4,
+    opponents="random", seat=None, options=None, preset=None, reward="rank",
+    render_mode=None)``, the arguments of :class:`SingleAgentEnv`."""
+    return SingleAgentEnv(*args, **kwargs)
