@@ -206,6 +206,8 @@ def test_mistakes_get_clear_errors() -> None:
         env("cactus", preset="vancouver")
     with pytest.raises(OptionsError, match="unknown reward"):
         env("cactus", reward="money")
+    with pytest.raises(OptionsError, match="options must be a mapping"):
+        env("cactus", options="pagat")
     e = env("cactus", players=4)
     e.reset(seed=0)
     observation, *_ = e.last()
@@ -255,6 +257,10 @@ def test_single_agent_plays_against_the_opponents_given() -> None:
         single_agent_env("president", 4, opponents=["random"])
     with pytest.raises(OptionsError, match="no house policy 'genius'"):
         single_agent_env("president", 4, opponents="genius")
+    with pytest.raises(OptionsError, match="opponents must be a policy name"):
+        single_agent_env("president", 4, opponents=3)
+    with pytest.raises(OptionsError, match="an opponent must be a policy name"):
+        single_agent_env("president", 4, opponents=["random", None, "random"])
 
 
 def test_a_masked_index_plays_the_default_action_as_the_referee_does() -> None:

@@ -56,6 +56,8 @@ def resolve_reward(reward: str | Reward) -> Reward:
 
 def match_options(options: Mapping[str, Any] | None, preset: str | None) -> dict[str, Any]:
     """The game options with the preset folded in (``preset=`` or a ``preset`` key)."""
+    if options is not None and not isinstance(options, Mapping):
+        raise OptionsError(f"options must be a mapping of option names, not {options!r}")
     merged = dict(options or {})
     if preset is not None:
         if merged.get("preset", preset) != preset:

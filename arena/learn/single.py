@@ -67,10 +67,19 @@ class SingleAgentEnv(gymnasium.Env):
         self.fixed_seat = seat
         if isinstance(opponents, str | Policy | type) or callable(opponents):
             opponents = [opponents] * (n - 1)  # type: ignore[list-item]
-        self.opponents = list(opponents)  # type: ignore[arg-type]
+        if not isinstance(opponents, Sequence):
+            raise OptionsError(
+                "opponents must be a policy name, a Policy, a function or a list of them, "
+                f"not {opponents!r}"
+            )
+        self.opponents = list(opponents)
         if len(self.opponents) != n - 1:
             raise OptionsError(f"{n - 1} opponents are needed, not {len(self.opponents)}")
         for opponent in self.opponents:
+            if not (isinstance(opponent, str | Policy | type) or callable(opponent)):
+                raise OptionsError(
+                    f"an opponent must be a policy name, a Policy or a function, not {opponent!r}"
+                )
             if isinstance(opponent, str) and opponent not in POLICIES[self.aec.game.id]:
                 names = ", ".join(POLICIES[self.aec.game.id])
                 raise OptionsError(f"no house policy {opponent!r}; policies: {names}")
