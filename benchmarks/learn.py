@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 
-from arena.learn import env
+from arena.learn import env, legal
 from benchmarks.engine import CONFIGS, play_dou_dizhu  # the same games and baseline loop
 
 
@@ -44,8 +44,8 @@ def env_steps(e, seed: int) -> int:
         if terminated or truncated:
             step(None)
             continue
-        legal = observation["action_mask"].nonzero()[0]  # the cheapest read of a mask
-        step(int(legal[randrange(legal.size)]))
+        indices = legal(observation["action_mask"])
+        step(int(indices[randrange(indices.size)]))
         steps += 1
     return steps
 

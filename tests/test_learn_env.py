@@ -18,7 +18,7 @@ from pettingzoo.test import api_test, seed_test
 
 from arena.games import GAMES, OptionsError
 from arena.games.base import Outcome
-from arena.learn import env, rank_reward, single_agent_env, win_reward
+from arena.learn import env, legal, rank_reward, single_agent_env, win_reward
 
 # (game, players, options): every game, both Cactus presets, and variants that open
 # reaction windows (snaps, Stops, rapidité, menteur calls)
@@ -160,6 +160,15 @@ def test_a_reaction_window_is_asked_seat_by_seat_and_applied_together() -> None:
         legal = np.flatnonzero(observation["action_mask"])
         e.step(int(chooser.choice(list(legal))))
     assert windows >= 3
+
+
+def test_legal_lists_the_mask_indices_in_order() -> None:
+    e = env("president", players=4)
+    e.reset(seed=8)
+    for agent in e.possible_agents:
+        mask = e.observe(agent)["action_mask"]
+        assert legal(mask).tolist() == np.flatnonzero(mask).tolist()
+        assert legal(mask).tolist() == sorted(e.legal_actions(agent))
 
 
 def test_a_seat_not_asked_sees_its_view_with_an_empty_mask() -> None:

@@ -18,7 +18,7 @@ except ImportError as missing:  # pragma: no cover - depends on the install
         'pip install -e ".[learn]"'
     ) from missing
 
-from arena.learn.aec import REWARDS, ArenaEnv, env, rank_reward, win_reward
+from arena.learn.aec import REWARDS, ArenaEnv, env, legal, rank_reward, win_reward
 from arena.learn.single import SingleAgentEnv, single_agent_env
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "ArenaEnv",
     "SingleAgentEnv",
     "env",
+    "legal",
     "rank_reward",
     "single_agent_env",
     "win_reward",

@@ -63,7 +63,7 @@ def evaluate(
     draws; players and options default to those the weights were trained with.  Returns
     the counts, the first-place rate with its 95% Wilson interval and the mean rank reward
     with its 95% normal interval."""
-    from arena.learn import single_agent_env
+    from arena.learn import legal, single_agent_env
 
     learned = weights if isinstance(weights, LinearPolicy) else LinearPolicy.load(weights)
     if policy not in ("learned", "random"):
@@ -80,7 +80,7 @@ def evaluate(
             if policy == "learned":
                 index = learned.choose(obs["observation"], obs["action_mask"])
             else:
-                index = int(draw.choice(np.flatnonzero(obs["action_mask"])))
+                index = int(draw.choice(legal(obs["action_mask"])))
             obs, reward, done, _, info = env.step(index)
             decisions += 1
         rewards.append(reward)

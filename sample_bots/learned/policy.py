@@ -107,7 +107,7 @@ class LinearPolicy:
     def choose(self, observation: np.ndarray, mask: np.ndarray) -> int:
         """The greedy index among those whose ``mask`` entry is 1 (the first on a tie, so
         that a decision replays)."""
-        indices = np.flatnonzero(mask)
+        indices = mask.view(np.bool_).nonzero()[0]  # as arena.learn.legal, without its import
         if indices.size == 0:
             raise ValueError("the action mask allows no action")
         return int(indices[int(np.argmax(self.logits(observation, indices)))])

@@ -75,6 +75,8 @@ def _env(game: str, players: int, options: Mapping[str, Any], reward: str, oppon
 def play_batch(job: dict[str, Any]) -> dict[str, Any]:
     """Play ``job["seeds"]`` matches with the job's weights, sampling; return the reward of
     each match and the REINFORCE gradient sums (rows of the actions met only)."""
+    from arena.learn import legal
+
     policy = LinearPolicy(job["game"], job["players"], job["options"], job["weights"], job["bias"])
     env = _env(job["game"], job["players"], job["options"], job["reward"], job["opponents"])
     rng = np.random.default_rng(job["rng"])
@@ -89,7 +91,7 @@ def play_batch(job: dict[str, Any]) -> dict[str, Any]:
         done, reward = False, 0.0
         while not done:
             observation = obs["observation"]
-            indices = np.flatnonzero(obs["action_mask"])
+            indices = legal(obs["action_mask"])
             if indices.size == 1:  # a forced move teaches nothing
                 obs, reward, done, _, _ = env.step(int(indices[0]))
                 continue
