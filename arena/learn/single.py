@@ -114,6 +114,9 @@ class SingleAgentEnv(gymnasium.Env):
         self._policies = {
             s: self._policy(o, s, match_seed) for s, o in zip(others, self.opponents, strict=True)
         }
+        names = [
+            "learner" if s == self.seat else f"opponent-{s}" for s in range(n)
+        ]  # what /start sends a bot: the seats' names
         for s, policy in self._policies.items():
             policy.start(
                 {
@@ -121,7 +124,7 @@ class SingleAgentEnv(gymnasium.Env):
                     "game": self.aec.game.id,
                     "options": self.aec.game.options_json(self.aec.match.options),
                     "seat": s,
-                    "players": n,
+                    "players": names,
                 }
             )
         self._play_opponents()
