@@ -152,8 +152,16 @@ class SingleAgentEnv(gymnasium.Env):
         if illegal:
             info["illegal_action"] = True
         if terminated:
-            for s, policy in self._policies.items():
-                policy.end({"seat": s, "outcome": aec.infos[me]["outcome"]})
+            for s, policy in self._policies.items():  # what /end sends a bot
+                policy.end(
+                    {
+                        "match_id": f"learn-{aec.seed}",
+                        "game": aec.game.id,
+                        "seat": s,
+                        "outcome": aec.infos[me]["outcome"],
+                        "view": aec.game.view(aec.match, s),
+                    }
+                )
         return self._observation(), reward, terminated, False, info
 
     def _play_opponents(self) -> None:
