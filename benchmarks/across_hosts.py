@@ -60,14 +60,7 @@ def _cut_in_result(arena: across.Arena, tournament_id: int) -> list[int]:
         return True
 
     arena.catch_in_result("w1", tournament_id, cut)
-    pid = arena.workers["w1"].proc.pid
-    rows = arena.sql(
-        "SELECT id FROM matches WHERE tournament_id = %s AND status = 'running' "
-        "AND lease_owner LIKE %s",
-        tournament_id,
-        f"%:{pid}:%",
-    )
-    return [r[0] for r in rows]
+    return list(arena.running_on("w1", tournament_id))
 
 
 def run_once(cut: float) -> dict[str, float]:

@@ -60,33 +60,10 @@ def _start(arena: across.Arena, name: str, seed: int) -> tuple[int, dt.datetime]
     return arena.tournament(name, games_per_pairing=4, seed=seed), since
 
 
-def _running_on(arena: across.Arena, worker: str, tournament_id: int) -> list[int]:
-    pid = arena.workers[worker].proc.pid
-    rows = arena.sql(
-        "SELECT id FROM matches WHERE tournament_id = %s AND status = 'running' "
-        "AND lease_owner LIKE %s ORDER BY id",
-        tournament_id,
-        f"%:{pid}:%",
-    )
-    return [r[0] for r in rows]
-
-
-def _attempts_on(arena: across.Arena, worker: str, tournament_id: int) -> set[tuple[int, int]]:
-    """(match, attempt) of every match the worker is playing now."""
-    pid = arena.workers[worker].proc.pid
-    rows = arena.sql(
-        "SELECT id, attempts FROM matches WHERE tournament_id = %s AND status = 'running' "
-        "AND lease_owner LIKE %s",
-        tournament_id,
-        f"%:{pid}:%",
-    )
-    return {(r[0], r[1]) for r in rows}
-
-
 def _wait_running(arena: across.Arena, worker: str, tournament_id: int) -> None:
     """Until the worker plays matches of the tournament, a few seconds into them."""
     deadline = time.monotonic() + 60
-    while not _running_on(arena, worker, tournament_id):
+    while not arena.running_on(worker, tournament_id):
         assert time.monotonic() < deadline, f"{worker} plays no match of the tournament"
         time.sleep(0.2)
     time.sleep(3)  # mid-match: the bots have been asked, nothing is recorded yet
@@ -147,7 +124,7 @@ def test_a_worker_cut_off_from_every_host_loses_its_matches_and_records_nothing(
 ) -> None:
     tid, since = _start(arena, "w1 cut off", seed=2)
     _wait_running(arena, "w1", tid)
-    in_hand = _running_on(arena, "w1", tid)
+    in_hand = arena.running_on("w1", tid)
     cut_at = arena.now()
     arena.net["w1"].cut()
     try:
@@ -228,7 +205,7 @@ def test_a_worker_cut_off_from_one_service_records_nothing_without_its_lease(
         _wait_running(arena, "w1", tid)
         arena.net["w1"].cut(arena.net["db"], port)
     cut_at = arena.now()
-    in_hand = _attempts_on(arena, "w1", tid)
+    in_hand = arena.running_on("w1", tid)
     try:
         time.sleep(LINK_CUT)
     finally:
@@ -242,7 +219,7 @@ def test_a_worker_cut_off_from_one_service_records_nothing_without_its_lease(
         late = [
             r
             for r in arena.results(cut_at)
-            if r["host"] == "w1" and (r["match"], r["attempt"]) in in_hand
+            if r["host"] == "w1" and in_hand.get(r["match"]) == r["attempt"]
         ]
         assert late == [], f"w1 recorded the matches it had in hand after the cut: {late}"
     _check_recorded(arena, tid, since)

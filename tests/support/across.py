@@ -101,6 +101,17 @@ class Arena:
         with psycopg.connect(self.pg.dsn, autocommit=True, connect_timeout=10) as conn:
             return list(conn.execute(query, params).fetchall())  # type: ignore[arg-type]
 
+    def running_on(self, worker: str, tournament_id: int) -> dict[int, int]:
+        """The matches of the tournament the worker is playing now: id -> attempt."""
+        pid = self.workers[worker].proc.pid
+        rows = self.sql(
+            "SELECT id, attempts FROM matches WHERE tournament_id = %s AND status = 'running' "
+            "AND lease_owner LIKE %s ORDER BY id",
+            tournament_id,
+            f"%:{pid}:%",
+        )
+        return dict(rows)
+
     def statuses(self, tournament_id: int) -> dict[str, int]:
         rows = self.sql(
             "SELECT status, count(*) FROM matches WHERE tournament_id = %s GROUP BY status",
