@@ -20,8 +20,6 @@ import os
 import random
 import statistics
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np
 
 from arena.learn import env, legal
-from benchmarks.engine import CONFIGS, play_dou_dizhu  # the same games and baseline loop
+from benchmarks.engine import CONFIGS, measure, play_dou_dizhu  # the same games and loops
 
 
 def env_steps(e, seed: int) -> int:
@@ -52,16 +50,6 @@ def env_steps(e, seed: int) -> int:
 
 def observation_tensor(state: Any, player: int) -> np.ndarray:
     return np.asarray(state.observation_tensor(player), np.float32)
-
-
-def rate(play: Callable[[int], int], seconds: float) -> float:
-    """Steps per second over whole matches played for about ``seconds``."""
-    matches = steps = 0
-    started = time.perf_counter()
-    while (elapsed := time.perf_counter() - started) < seconds or matches == 0:
-        steps += play(matches)
-        matches += 1
-    return steps / elapsed
 
 
 def main() -> None:
@@ -88,10 +76,10 @@ def main() -> None:
     ours: dict[str, list[float]] = {label: [] for label, *_ in configs}
     ratios: dict[str, list[float]] = {label: [] for label, *_ in configs}
     for _ in range(args.repeat):
-        base = rate(lambda i: play_dou_dizhu(ddz, observation_tensor, i), args.seconds)
+        base = measure(lambda i: play_dou_dizhu(ddz, observation_tensor, i), args.seconds)[1]
         baseline.append(base)
         for label, *_ in configs:
-            r = rate(lambda i, e=envs[label]: env_steps(e, i), args.seconds)
+            r = measure(lambda i, e=envs[label]: env_steps(e, i), args.seconds)[1]
             ours[label].append(r)
             ratios[label].append(r / base)
 
