@@ -173,14 +173,19 @@ class ArenaEnv(AECEnv):
             encoding.encode(view, values)
             mask = np.zeros(len(encoding.actions), np.int8)
             legal: dict[int, Action] = {}
-            for request in self._requests:
-                if request.seat == seat:
-                    legal = encoding.legal_indices(view, request.legal_actions)
-                    for index in legal:  # one by one: faster than numpy's fancy indexing
-                        mask[index] = 1  # for the few legal actions of a decision
-                    break
+            request = self._request(seat)
+            if request is not None:
+                legal = encoding.legal_indices(view, request.legal_actions)
+                for index in legal:  # one by one: faster than numpy's fancy indexing
+                    mask[index] = 1  # for the few legal actions of a decision
             seen = self._seen[seat] = (view, {"observation": values, "action_mask": mask}, legal)
         return seen
+
+    def _request(self, seat: int) -> Request | None:
+        for request in self._requests:
+            if request.seat == seat:
+                return request
+        return None
 
     def _view(self, seat: int) -> dict[str, Any]:
         view = self._views.get(seat)
@@ -247,8 +252,7 @@ class ArenaEnv(AECEnv):
 
     def request(self, agent: str) -> Request | None:
         """What the engine asks of the agent now (its legal and default actions), or None."""
-        seat = self._seat[agent]
-        return next((r for r in self._requests if r.seat == seat), None)
+        return self._request(self._seat[agent])
 
     def view(self, agent: str) -> dict[str, Any]:
         """The JSON view the observation encodes (what a bot would be sent); reading it

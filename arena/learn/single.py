@@ -170,10 +170,10 @@ class SingleAgentEnv(gymnasium.Env):
         me = aec.possible_agents[self.seat]
         while not aec.terminations[me] and aec.agent_selection != me:
             agent = aec.agent_selection
-            seat = aec._seat[agent]
             request = aec.request(agent)
             assert request is not None
-            aec.step_action(self._policies[seat].act(aec.view(agent), request.legal_actions))
+            policy = self._policies[request.seat]
+            aec.step_action(policy.act(aec.view(agent), request.legal_actions))
 
     def legal_actions(self) -> dict[int, Action]:
         """The learner's legal actions now, by index (empty once the match is over)."""
