@@ -9,12 +9,14 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Flask, jsonify
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, ServiceUnavailable
 
 from arena import sealing
 from arena.config import Config, from_env
 from arena.db import Database
 from arena.extensions import api
+
+SEALING_RETRY_AFTER = 60  # seconds: an operator's fix of the keys is a restart away
 
 
 def _routing_first() -> None:
@@ -89,5 +91,19 @@ def create_app(config: Config | None = None, **flask_config: Any) -> Flask:
             if name.lower() != "content-type":
                 response.headers[name] = value
         return response
+
+    @app.errorhandler(sealing.SealingError)
+    def _unopened_secret(exc: sealing.SealingError):  # type: ignore[no-untyped-def]
+        """A bot's secret no configured key opens is the operator's to fix (the keys
+        of this process): one line in the log for them, a 503 for the caller."""
+        from flask import request
+
+        app.logger.error("%s %s: %s", request.method, request.path, exc)
+        unavailable = ServiceUnavailable(
+            "the arena cannot read this bot's signing secret right now; its operator "
+            "has been told (a key is missing from its configuration)"
+        )
+        unavailable.retry_after = SEALING_RETRY_AFTER
+        return _json_error(unavailable)
 
     return app

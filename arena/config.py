@@ -35,6 +35,7 @@ not later.
 
 from __future__ import annotations
 
+import importlib
 import math
 import os
 import secrets
@@ -151,6 +152,50 @@ def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
     raise ConfigError(f"{name} must be 1 or 0 (true or false), not {text!r}")
 
 
+# the packages a configured service needs beyond the base install, and the extra of
+# pyproject.toml that installs them: the base install runs the embedded default alone
+REDIS_SCHEMES = ("redis", "rediss")
+DRIVER_EXTRAS = {"redis": "redis", "psycopg": "postgres"}
+
+
+def _missing(module: str, variable: str, what: str) -> ConfigError:
+    extra = DRIVER_EXTRAS.get(module)
+    how = (
+        f"install the arena with its {extra!r} extra (pip install -e '.[{extra}]')"
+        if extra
+        else f"install {module}"
+    )
+    return ConfigError(f"{variable} names {what}, which needs the {module} package: {how}")
+
+
+def _check_installed(database_url: str, urls: Mapping[str, str]) -> None:
+    """One line naming what to install when a configured service's package is missing,
+    before any process starts, instead of a traceback from deep inside kombu or
+    SQLAlchemy when it first connects."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+    for variable, url in urls.items():
+        if url.partition("://")[0].lower() in REDIS_SCHEMES:
+            try:
+                importlib.import_module("redis")
+            except ImportError:
+                raise _missing("redis", variable, "a Redis server") from None
+    try:
+        dialect = make_url(database_url).get_dialect()
+    except NoSuchModuleError:  # an ArgumentError too: first
+        raise ConfigError(
+            f"ARENA_DATABASE_URL names a database this arena does not know: {database_url!r}"
+        ) from None
+    except ArgumentError:
+        raise ConfigError(f"ARENA_DATABASE_URL is not a database URL: {database_url!r}") from None
+    try:
+        dialect.import_dbapi()
+    except ImportError as exc:
+        module = (exc.name or dialect.driver).partition(".")[0]
+        raise _missing(module, "ARENA_DATABASE_URL", f"{dialect.name} ({dialect.driver})") from None
+
+
 def _secrets_key(env: Mapping[str, str]) -> str:
     """``ARENA_SECRETS_KEY``, checked now: a key that is not one fails at start-up."""
     from arena.sealing import SealingError, parse_keys
@@ -191,6 +236,11 @@ def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
                 "ARENA_SECRETS_KEY must be set in the production profile: bots' signing "
                 "secrets are sealed with it (`arena db new-secrets-key` makes one)"
             )
+    ratelimit_storage = env.get("ARENA_RATELIMIT_STORAGE", "memory://")
+    _check_installed(
+        database_url,
+        {"ARENA_BROKER_URL": broker_url, "ARENA_RATELIMIT_STORAGE": ratelimit_storage},
+    )
     networks = tuple(n.strip() for n in env.get("ARENA_ALLOWED_NETWORKS", "").split(",") if n)
     log_format = env.get("ARENA_LOG_FORMAT", "").strip().lower() or "text"
     if log_format not in LOG_FORMATS:
@@ -233,7 +283,7 @@ def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         open_signup=_flag(env, "ARENA_OPEN_SIGNUP", default=profile == "local"),
         open_registration=_flag(env, "ARENA_OPEN_REGISTRATION", default=profile == "local"),
         rate_limits=_flag(env, "ARENA_RATE_LIMITS", default=True),
-        ratelimit_storage=env.get("ARENA_RATELIMIT_STORAGE", "memory://"),
+        ratelimit_storage=ratelimit_storage,
         metrics_token=env.get("ARENA_METRICS_TOKEN") or None,
         log_format=log_format,
     )

@@ -15,7 +15,9 @@ processes of one machine find it.
 
 Which key this process uses is set by ``use(config)`` (``create_app`` and the worker's
 ``configure`` call it); a process that never did reads its configuration from the
-environment, as the worker's tasks do.
+environment, and refuses to seal or open anything unless that names a key the arena
+already has (``ARENA_SECRETS_KEY``, or the data dir's key file): a script that made a key
+of its own would write secrets no arena process can open.
 """
 
 from __future__ import annotations
@@ -149,13 +151,29 @@ def keyring() -> Keyring:
         if found is None:
             config = _state.get("config")
             if config is None:
-                from arena.config import from_env
-
-                config = _state["config"] = from_env()
+                config = _state["config"] = _configured_from_env()
             own = Keyring.for_config(config).keys
             _known[:] = own + [k for k in _known if k not in own]
             found = _state["keyring"] = Keyring(list(_known))
         return found
+
+
+def _configured_from_env() -> Any:
+    """The configuration of a process that never called ``use``: a script, or a task
+    run outside the worker.  It may seal and open only with a key the arena has (one in
+    ``ARENA_SECRETS_KEY``, or the key file of its data dir): making a key here would
+    seal values that no arena process can open."""
+    from arena.config import from_env
+
+    config = from_env()
+    if not config.secrets_key and not (config.data_dir / LOCAL_KEY_FILE).exists():
+        raise SealingError(
+            "no key to seal or open bots' signing secrets with: set "
+            f"{KEY_ENV} to the arena's key, or ARENA_DATA_DIR to its data dir (which holds "
+            f"{LOCAL_KEY_FILE}), or call arena.sealing.use(config) with its configuration; "
+            f"{config.data_dir / LOCAL_KEY_FILE} does not exist"
+        )
+    return config
 
 
 class SealedSecret(TypeDecorator[str]):

@@ -36,9 +36,12 @@ def database_errors() -> Iterator[None]:
 
 
 def upgraded_database(config: Config) -> None:
-    """The schema brought to the newest migration (serve, worker and db upgrade)."""
+    """The schema brought to the newest migration (serve, worker and db upgrade), with
+    ``config``'s keys for the migrations that seal bots' signing secrets."""
+    from arena import sealing
     from arena.db import Database
 
+    sealing.use(config)
     with database_errors():
         database = Database(config.database_url)
         try:
@@ -179,7 +182,6 @@ def cmd_db(args: argparse.Namespace) -> int:
         print(sealing.new_key())
         return 0
     config = from_env()
-    sealing.use(config)
     if args.wait:
         wait_for_database(config, args.wait)
     upgraded_database(config)

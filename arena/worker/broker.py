@@ -1,5 +1,10 @@
 """The brokers' transports: kombu's own, with the repairs that keep a worker alive.
 
+Celery loads a transport by its dotted name when it first connects, so a transport is
+imported only where its broker is configured: the Redis one lives in
+``arena.worker.redis_broker`` (it needs the ``redis`` package, the ``redis`` extra) and
+``arena.config`` names the missing package in one line before any process starts.
+
 The embedded broker is kombu's file-system transport, made safe for several processes.
 
 kombu's file-system transport creates a message file and only then writes into it, and
@@ -24,7 +29,6 @@ from time import monotonic
 from typing import Any
 
 from kombu.transport import filesystem
-from kombu.transport import redis as kombu_redis  # imports without the redis package
 from kombu.transport.virtual import Channel as VirtualChannel
 from kombu.utils.encoding import str_to_bytes
 from kombu.utils.json import dumps
@@ -32,7 +36,7 @@ from kombu.utils.json import dumps
 log = logging.getLogger(__name__)
 
 TRANSPORT = "arena.worker.broker:Transport"  # the value of Celery's ``broker_transport``
-REDIS_TRANSPORT = "arena.worker.broker:RedisTransport"  # the same for a redis:// broker
+REDIS_TRANSPORT = "arena.worker.redis_broker:RedisTransport"  # the same for a redis:// broker
 
 
 def write_atomically(path: Path, data: bytes) -> None:
@@ -107,28 +111,3 @@ class Transport(filesystem.Transport):
     """kombu's file-system transport with atomic writes (see the module docstring)."""
 
     Channel = Channel
-
-
-class RedisChannel(kombu_redis.Channel):
-    """kombu's Redis channel, where a channel of a closed connection fails as a lost
-    connection does.
-
-    When the Redis server goes away, the worker's consumer closes its connection while a
-    channel of it may still be asked for a Redis client; kombu then reads the address
-    of a connection that is gone and raises AttributeError, which Celery takes for an
-    unrecoverable error: the worker process ends and its matches wait for another.  A
-    ConnectionError instead is one of the transport's connection errors, on which Celery
-    connects again and the worker goes on playing."""
-
-    def _connparams(self, asynchronous: bool = False) -> Any:
-        if self.connection.client is None:
-            from redis.exceptions import ConnectionError as RedisConnectionError
-
-            raise RedisConnectionError("the connection to the broker was closed")
-        return super()._connparams(asynchronous)
-
-
-class RedisTransport(kombu_redis.Transport):
-    """kombu's Redis transport with the channel above."""
-
-    Channel = RedisChannel

@@ -57,6 +57,7 @@ from arena.metrics import worker as worker_metrics
 from arena.models import Match, MatchSeat, aware, utcnow
 from arena.relay import sessions
 from arena.relay.client import RelayClient
+from arena.sealing import SealingError
 from arena.worker import celery_app, heartbeat, lifecycle, live, queue
 from arena.worker.celery_app import _state, _state_lock, celery
 from arena.worker.lifecycle import MAX_FAILURES
@@ -317,7 +318,12 @@ def play_claimed(
             database, match_id, record, config.pause_after_forfeits, (owner, plan.attempt), stop
         )
     except Exception as exc:  # a bug of ours must not lose the match: mark it, keep going
-        log.exception("match %s could not be played", match_id, extra={"match_id": match_id})
+        if isinstance(exc, SealingError):  # the keys of this worker: one line for its operator
+            log.error(
+                "match %s could not be played: %s", match_id, exc, extra={"match_id": match_id}
+            )
+        else:
+            log.exception("match %s could not be played", match_id, extra={"match_id": match_id})
         worker_metrics.result("failed")
         _fail(database, config, match_id, owner, f"{type(exc).__name__}: {exc}", final=False)
         raise MatchNotPlayed(f"match {match_id}: {exc}") from exc
