@@ -161,7 +161,8 @@ DRIVER_EXTRAS = {"redis": "redis", "psycopg": "postgres"}
 def _missing(module: str, variable: str, what: str) -> ConfigError:
     extra = DRIVER_EXTRAS.get(module)
     how = (
-        f"install the arena with its {extra!r} extra (pip install -e '.[{extra}]')"
+        f"install the arena with its {extra!r} extra "
+        f"(pip install -c constraints.txt -e '.[{extra}]' in its checkout)"
         if extra
         else f"install {module}"
     )

@@ -166,3 +166,16 @@ def test_a_secret_no_key_opens_is_a_503_for_the_caller_and_one_line_for_the_oper
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert len(errors) == 1 and errors[0].exc_info is None  # a line, not a traceback
     assert "ARENA_SECRETS_KEY" in errors[0].getMessage()
+
+
+@pytest.mark.parametrize("module", ["train", "evaluate"])
+def test_training_without_the_learn_extra_says_what_to_install(tmp_path: Path, module: str):
+    argv = ["--out", str(tmp_path / "w.npz")] if module == "train" else []
+    done = run_without(
+        f"import runpy\nsys.argv = ['{module}', *{argv!r}]\n"
+        f"runpy.run_module('sample_bots.learned.{module}', run_name='__main__')",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.splitlines()[-1].endswith("""pip install -c constraints.txt -e ".[learn]\"""")

@@ -15,7 +15,7 @@ try:
 except ImportError as missing:  # pragma: no cover - depends on the install
     raise ImportError(
         f"arena.learn needs the 'learn' extra ({missing.name} is missing): "
-        'pip install -e ".[learn]"'
+        'pip install -c constraints.txt -e ".[learn]"'
     ) from missing
 
 from arena.learn.aec import REWARDS, ArenaEnv, env, legal, rank_reward, win_reward

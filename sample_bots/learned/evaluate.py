@@ -143,6 +143,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     args = parser.parse_args(argv)
+    try:
+        import arena.learn  # noqa: F401  (the learn extra: its message says what to install)
+    except ImportError as exc:
+        parser.error(str(exc))
     if args.matches < 2:
         parser.error("--matches must be at least 2")
     from arena.games.base import OptionsError

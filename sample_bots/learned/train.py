@@ -264,6 +264,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--lr", type=float, default=0.01, help="Adam step size (default 0.01)")
     parser.add_argument("--batch", type=int, default=BATCH, help="matches per worker per step")
     args = parser.parse_args(argv)
+    try:
+        import arena.learn  # noqa: F401  (the learn extra: its message says what to install)
+    except ImportError as exc:
+        parser.error(str(exc))
     if args.minutes <= 0 or args.workers < 1 or args.batch < 1 or args.players < 1:
         parser.error("--minutes, --workers, --batch and --players must be positive")
     try:
