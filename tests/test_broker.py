@@ -18,7 +18,7 @@ from kombu import Connection
 
 from arena.config import from_env
 from arena.worker import broker
-from arena.worker.celery_app import celery_settings
+from arena.worker.celery_app import MATCH_QUEUE, celery, celery_settings, configure
 from tests.support.lanes import _redis_server
 
 MESSAGES = 300
@@ -133,3 +133,14 @@ def test_an_unreadable_message_file_is_dropped_not_fatal(tmp_path: Path) -> None
     with pytest.raises(Empty):  # the broken file sorts first: dropped, the worker goes on
         channel._get("jobs")
     assert channel._get("jobs") == {"n": 1}
+
+
+def test_a_process_configured_again_for_the_same_broker_still_sends(tmp_path: Path) -> None:
+    # configure() closes the connections pooled for the previous broker; kombu keeps its
+    # pools in a registry keyed by the broker, so a closed pool left there was handed
+    # back for the same broker ("Acquire on closed pool" at the next send)
+    config = from_env({"ARENA_DATA_DIR": str(tmp_path)})
+    for _ in range(2):
+        configure(config)
+        with celery.producer_or_acquire() as producer:
+            producer.publish({"hello": 1}, routing_key=MATCH_QUEUE, exchange=MATCH_QUEUE)

@@ -15,6 +15,7 @@ from typing import Any
 
 from celery import Celery
 from kombu import Exchange, Queue
+from kombu import pools as kombu_pools
 
 from arena import sealing
 from arena.config import Config, from_env
@@ -103,9 +104,10 @@ def celery_settings(config: Config) -> dict[str, Any]:
 def configure(config: Config) -> Celery:
     """Bind the Celery app and the tasks' database to ``config``."""
     settings = celery_settings(config)
-    # connections pooled for a previous broker must not outlive it
-    if celery._pool is not None:
-        celery._pool.force_close_all()
+    # connections pooled for a previous broker must not outlive it; kombu keeps its pools
+    # in registries keyed by broker, so the closed ones go from there too (else the same
+    # broker configured again is handed a closed pool: "Acquire on closed pool")
+    kombu_pools.reset()
     celery._after_fork()
     celery.conf.update(settings)
     old = _state.get("db")
