@@ -156,6 +156,10 @@ def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
 # pyproject.toml that installs them: the base install runs the embedded default alone
 REDIS_SCHEMES = ("redis", "rediss")
 DRIVER_EXTRAS = {"redis": "redis", "psycopg": "postgres"}
+BAD_DATABASE_URL = (
+    "ARENA_DATABASE_URL is not a database URL "
+    "(e.g. postgresql+psycopg://arena@db/arena, or unset for SQLite in the data dir)"
+)
 
 
 def _missing(module: str, variable: str, what: str) -> ConfigError:
@@ -189,7 +193,7 @@ def _check_installed(database_url: str, urls: Mapping[str, str]) -> None:
             f"ARENA_DATABASE_URL names a database this arena does not know: {database_url!r}"
         ) from None
     except ArgumentError:
-        raise ConfigError(f"ARENA_DATABASE_URL is not a database URL: {database_url!r}") from None
+        raise ConfigError(BAD_DATABASE_URL) from None
     try:
         dialect.import_dbapi()
     except ImportError as exc:

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from arena.cli.output import UsageError, at_least, check_port
-from arena.config import Config
+from arena.config import BAD_DATABASE_URL, Config
 from arena.games import GAMES, get_game
 
 
@@ -26,10 +26,7 @@ def database_errors() -> Iterator[None]:
     try:
         yield
     except ArgumentError:
-        raise UsageError(
-            "ARENA_DATABASE_URL is not a database URL "
-            "(e.g. postgresql+psycopg://arena@db/arena, or unset for SQLite in the data dir)"
-        ) from None
+        raise UsageError(BAD_DATABASE_URL) from None
     except DBAPIError as exc:
         reason = str(exc.orig).strip().splitlines()[0] if str(exc.orig).strip() else repr(exc)
         raise UsageError(f"the database cannot be used: {reason}") from None
