@@ -176,6 +176,8 @@ def _service_error(exc: ServiceError) -> Response:
     response = flask.make_response(current_app.handle_http_exception(http_exc))
     if exc.status == 401:
         response.headers["WWW-Authenticate"] = "Bearer"
+    if "retry_after" in exc.fields:  # a 503 of a busy part: when to come back
+        response.headers["Retry-After"] = str(exc.fields["retry_after"])
     return response
 
 

@@ -73,7 +73,7 @@ def login_redirect() -> Response:
 def login() -> Any:
     form = LoginForm()
     wanted = safe_next(request.args.get("next"))
-    message = None
+    message = busy = None
     if request.method == "POST":
         with rate_limit("login"):
             if form.validate():
@@ -83,14 +83,17 @@ def login() -> Any:
                             session, form.name.data or "", form.password.data or ""
                         )
                     except services.ServiceError as exc:
-                        message = exc.message
+                        message, busy = exc.message, exc.fields.get("retry_after")
                     else:
                         login_user(LoggedIn(account))
                         return redirect(wanted or url_for("web.my_bots"))
             else:
                 message = "Give your name and password."
-    # a refused login is the form again with the reason, answered 401 as the API does
+    # a refused login is the form again with the reason, answered 401 as the API does (a
+    # crowd's 503, with when to come back, as the API does too)
     page = render_template("login.html", form=form, message=message, next=wanted)
+    if busy is not None:
+        return page, 503, {"Retry-After": str(busy)}
     return (page, 401) if message else page
 
 
