@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -39,8 +39,11 @@ TOKEN_USE_GRANULARITY = dt.timedelta(hours=1)  # how precisely a token's last us
 # argon2id with OWASP's first recommended parameters (Password Storage Cheat Sheet:
 # 19 MiB, 2 passes, 1 lane), about 40 ms and 19 MiB a check here.  The library's default
 # (RFC 9106's second option: 64 MiB, 3 passes, 4 lanes) took 160 ms, 64 MiB and four
-# threads a check, and 32 wrong logins at once took the web from 271 to 1,549 MiB.
-# Hashes made with other parameters still verify, and are made again at the next login.
+# threads a check.  60 logins at once on the image's command (4 gthread processes,
+# PostgreSQL) took the web from 532 to 3,052-3,096 MiB, p99 9.5-17 s (30 of 60 answered
+# 500 in one run of 3); with these parameters, the bound below and its threads, 606 to
+# 686-705 MiB, p99 3.4-4.0 s, every one 201.  Hashes made with other parameters still
+# verify, and are made again at the next login.
 _hasher = PasswordHasher(time_cost=2, memory_cost=19 * 1024, parallelism=1)
 # checks one process runs at once (each holds its 19 MiB while it runs); a sign-in waits
 # its turn up to PASSWORD_CHECK_WAIT seconds, then is told to come back (503)
@@ -48,14 +51,18 @@ PASSWORD_CHECKS_AT_ONCE = 2
 PASSWORD_CHECK_WAIT = 5.0
 PASSWORD_RETRY_AFTER = 2  # seconds, in the 503's Retry-After
 _checks = threading.BoundedSemaphore(PASSWORD_CHECKS_AT_ONCE)
+_password_threads = ThreadPoolExecutor(PASSWORD_CHECKS_AT_ONCE, thread_name_prefix="password")
+T = TypeVar("T")
 # a hash to verify against when the account does not exist, so that a wrong name and a
 # wrong password take the same time
 _NO_ACCOUNT = _hasher.hash("no account has this password")
 
 
-@contextmanager
-def _password_check() -> Iterator[None]:
-    """A turn to hash or verify a password: memory and CPU a crowd cannot exhaust."""
+def _checked(call: Callable[..., T], *args: Any) -> T:
+    """``call(*args)``, a hash or a verification, in its turn (see PASSWORD_CHECKS_AT_ONCE)
+    and on one of the process's own password threads: glibc keeps the memory a thread's
+    malloc arena once held, and argon2's 19 MiB taken by any of a web process's 64 request
+    threads left a gigabyte behind after a class's logins; two threads hold two."""
     if not _checks.acquire(timeout=PASSWORD_CHECK_WAIT):
         raise ServiceError(
             503,
@@ -63,7 +70,7 @@ def _password_check() -> Iterator[None]:
             retry_after=PASSWORD_RETRY_AFTER,
         )
     try:
-        yield
+        return _password_threads.submit(call, *args).result()
     finally:
         _checks.release()
 
@@ -175,8 +182,7 @@ def create_account(
         )
     if account_by_name(session, name) is not None:
         raise ServiceError(409, f"an account named {name!r} already exists")
-    with _password_check():
-        password_hash = _hasher.hash(password)
+    password_hash = _checked(_hasher.hash, password)
     account = Account(name=name, password_hash=password_hash, role=role)
     session.add(account)
     try:
@@ -192,23 +198,21 @@ def authenticate(session: Session, name: str, password: str) -> Account:
     """The account with this name and password, else a 401 that does not say which was
     wrong."""
     account = account_by_name(session, name)
-    with _password_check():
-        try:
-            _hasher.verify(account.password_hash if account else _NO_ACCOUNT, password)
-        except (VerificationError, InvalidHashError):
-            account = None
-        if account is None:
-            raise ServiceError(401, "wrong name or password")
-        if _hasher.check_needs_rehash(account.password_hash):
-            account.password_hash = _hasher.hash(password)
+    try:
+        _checked(_hasher.verify, account.password_hash if account else _NO_ACCOUNT, password)
+    except (VerificationError, InvalidHashError):
+        account = None
+    if account is None:
+        raise ServiceError(401, "wrong name or password")
+    if _hasher.check_needs_rehash(account.password_hash):
+        account.password_hash = _checked(_hasher.hash, password)
     return account
 
 
 def set_password(account: Account, password: str) -> None:
     if problem := password_problem(password, account.name):
         raise ServiceError(400, problem)
-    with _password_check():
-        account.password_hash = _hasher.hash(password)
+    account.password_hash = _checked(_hasher.hash, password)
     account.session_epoch += 1  # sessions logged in with the old password end
     account.reset_token_hash = None
     account.reset_expires_at = None
