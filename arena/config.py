@@ -27,7 +27,7 @@ not later.
 | ``ARENA_OPEN_PLAY`` | anyone may sit down at ``/play`` | on (local), off (production) |
 | ``ARENA_OPEN_SIGNUP`` | contestants sign up without a join code | on (local), off |
 | ``ARENA_OPEN_REGISTRATION`` | bots registered without an account | on (local), off |
-| ``ARENA_RATE_LIMITS`` | per-address limits on sign-up, login, registration | on |
+| ``ARENA_RATE_LIMITS`` | limits on failed logins, sign-ups without a join code, registration | on |
 | ``ARENA_RATELIMIT_STORAGE`` | where they count (``redis://`` for many web processes) | memory |
 | ``ARENA_METRICS_TOKEN`` | bearer token ``/metrics`` asks for | unset: open |
 | ``ARENA_LOG_FORMAT`` | ``text`` or ``json`` (one object per line, ``arena.logs``) | text |
@@ -53,11 +53,13 @@ class ConfigError(RuntimeError):
 
 
 DEFAULT_DATA_DIR = "arena-data"
-# a class signs up and registers from one school address at once: generous per address,
-# still far below what guessing passwords or flooding the bot table would need
+# what they count stops attackers, not a class behind one school address: failed logins
+# (per address and per account: a successful one counts nowhere), sign-ups without a
+# valid join code, registrations by anyone but the organisers and the admin
 RATE_LIMITS = {
     "signup": "30 per minute;300 per hour",
-    "login": "20 per minute;200 per hour",
+    "login": "30 per minute;300 per hour",
+    "login-account": "10 per minute;50 per hour",
     "register": "30 per minute;300 per hour",
 }
 DATABASE_FILE = "arena.sqlite3"  # the embedded database, in the data dir

@@ -15,6 +15,7 @@ import contextlib
 import math
 import time
 from collections.abc import Iterator
+from typing import Any
 
 from flask import Flask, current_app, g, request
 from flask_login import UserMixin, current_user
@@ -28,7 +29,7 @@ from arena import services
 from arena.config import Config
 from arena.db import Database
 from arena.extensions import csrf, login_manager
-from arena.models import Account
+from arena.models import Account, bot_name_key
 from arena.services import accounts
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
@@ -94,40 +95,103 @@ def current_caller(session) -> services.Caller:  # type: ignore[no-untyped-def]
 
 
 class RateLimits:
-    """The limits of ``Config.limits`` per client address, counted in a moving window in
-    ``Config.ratelimit_storage`` (``limits``, the library under Flask-Limiter).
+    """The limits of ``Config.limits``, each counted per key (a client address, an
+    account's name) in a moving window in ``Config.ratelimit_storage`` (``limits``, the
+    library under Flask-Limiter).
 
-    Counted only where a view asks (``rate_limit``): Flask-Limiter's own hooks run on every
-    request, the connect transport's long polls included, and with them a bot's poll that
-    moved to another web process missed its deadline (a timeout fault, in the test of a
-    web process killed mid-match); three named checks need none of that."""
+    Counted only where a view asks: Flask-Limiter's own hooks run on every request, the
+    connect transport's long polls included, and with them a bot's poll that moved to
+    another web process missed its deadline (a timeout fault, in the test of a web
+    process killed mid-match); a few named checks need none of that."""
 
     def __init__(self, config: Config):
         self.enabled = config.rate_limits
         self.windows = MovingWindowRateLimiter(storage_from_string(config.ratelimit_storage))
         self.limits = {name: parse_many(text) for name, text in config.limits.items()}
 
-    def hit(self, name: str, address: str) -> None:
+    def hit(self, name: str, key: str) -> None:
         """Count one; over a limit, 429 with ``Retry-After`` (seconds until one is free)."""
-        if not self.enabled:
-            return
-        for limit in self.limits[name]:
-            if not self.windows.hit(limit, name, address):
-                reset = self.windows.get_window_stats(limit, name, address).reset_time
-                wait = max(1, math.ceil(reset - time.time()))
-                raise TooManyRequests(
-                    f"too many requests from this address ({limit}): try again in {wait} s",
-                    retry_after=wait,
-                )
+        if self.enabled:
+            for limit in self.limits.get(name, ()):  # one not configured counts nothing
+                if not self.windows.hit(limit, name, key):
+                    self._refuse(name, key, limit)
+
+    def check(self, name: str, key: str) -> None:
+        """429 if ``key`` is at a limit already, counting nothing."""
+        if self.enabled:
+            for limit in self.limits.get(name, ()):  # one not configured counts nothing
+                if not self.windows.test(limit, name, key):
+                    self._refuse(name, key, limit)
+
+    def _refuse(self, name: str, key: str, limit: Any) -> None:
+        reset = self.windows.get_window_stats(limit, name, key).reset_time
+        wait = max(1, math.ceil(reset - time.time()))
+        what = "for this account" if name == "login-account" else "from this address"
+        raise TooManyRequests(
+            f"too many {NOUNS[name]} {what} ({limit}): try again in {wait} s",
+            retry_after=wait,
+        )
+
+
+NOUNS = {
+    "signup": "sign-ups",
+    "login": "failed logins",
+    "login-account": "failed logins",
+    "register": "registrations",
+}
+
+
+def _limits() -> RateLimits:
+    return current_app.extensions["arena.limits"]
 
 
 @contextlib.contextmanager
 def rate_limit(name: str) -> Iterator[None]:
     """Count this request against the limit ``name`` of ``Config.limits`` (per client
     address); over it, 429 with ``Retry-After``."""
-    limits: RateLimits = current_app.extensions["arena.limits"]
-    limits.hit(name, request.remote_addr or "unknown")
+    _limits().hit(name, request.remote_addr or "unknown")
     yield
+
+
+def limit_signup(session: Any, who: services.Caller, join_code: str | None) -> None:
+    """Count a sign-up per address unless it carries an event's valid join code or comes
+    from an organiser or the admin: a class signs up from one school address, and a wrong
+    code is what a guesser sends."""
+    if who.admin or who.role == "organiser":
+        return
+    if join_code:
+        try:
+            accounts.event_by_code(session, join_code)
+        except services.ServiceError:
+            pass
+        else:
+            return
+    _limits().hit("signup", request.remote_addr or "unknown")
+
+
+def limit_registration(who: services.Caller) -> None:
+    """Count a registration per address, except the organisers' and the admin's."""
+    if not (who.admin or who.role == "organiser"):
+        _limits().hit("register", request.remote_addr or "unknown")
+
+
+@contextlib.contextmanager
+def failed_logins(name: str) -> Iterator[None]:
+    """Around a password check: refused at once (429) while the client's address or the
+    account named is at its limit of failed logins; a failure (a 401 from inside) counts
+    against both.  A login that succeeds counts nowhere, so a class logging in from one
+    address is never held back by its own logins."""
+    limits = _limits()
+    address, account = request.remote_addr or "unknown", bot_name_key(name)
+    limits.check("login", address)
+    limits.check("login-account", account)
+    try:
+        yield
+    except services.ServiceError as exc:
+        if exc.status == 401:
+            limits.hit("login", address)
+            limits.hit("login-account", account)
+        raise
 
 
 def init_app(app: Flask, config: Config) -> None:

@@ -1,12 +1,20 @@
-"""Rate limits per client address on sign-up, login and bot registration: past a limit
-the answer is 429 with ``Retry-After`` and a message, nothing is written, another
-address is not held back, and the operator can switch them off (``ARENA_RATE_LIMITS``)."""
+"""Rate limits on sign-up, login and bot registration: past a limit the answer is 429 with
+``Retry-After`` and a message, nothing is written, another address is not held back, and
+the operator can switch them off (``ARENA_RATE_LIMITS``).  They stop attackers, not a
+class behind one address: only failed logins count (per address and per account), a
+sign-up with a valid join code counts nowhere, and the organisers' calls are not limited."""
 
 from __future__ import annotations
 
 from arena.models import Account, Bot
 
-LIMITS = {"signup": "2 per minute", "login": "2 per minute", "register": "2 per minute"}
+LIMITS = {
+    "signup": "2 per minute",
+    "login": "2 per minute",
+    "login-account": "3 per minute",
+    "register": "2 per minute",
+}
+ADMIN = "organiser-secret"
 PASSWORD = "a long enough password"
 HERE = {"REMOTE_ADDR": "203.0.113.7"}
 THERE = {"REMOTE_ADDR": "198.51.100.9"}
@@ -30,7 +38,7 @@ def test_sign_up_past_the_limit_is_429_with_retry_after_and_writes_nothing(make_
     refused = sign_up(client, "cy")
     assert refused.status_code == 429
     assert 1 <= int(refused.headers["Retry-After"]) <= 60
-    assert "too many requests from this address" in refused.get_json()["message"]
+    assert "too many sign-ups from this address" in refused.get_json()["message"]
     assert count(app, Account) == 2
     assert sign_up(client, "cy", THERE).status_code == 201  # another address
 
@@ -77,3 +85,73 @@ def test_registrations_past_the_limit_are_429(make_app):
 def test_the_operator_can_switch_the_limits_off(make_app):
     client = make_app(limits=LIMITS, rate_limits=False).test_client()
     assert {sign_up(client, f"user{i}").status_code for i in range(4)} == {201}
+
+
+def log_in(client, name: str, password: str, where=HERE) -> int:
+    body = {"name": name, "password": password}
+    return client.post("/api/accounts/tokens", json=body, environ_base=where).status_code
+
+
+def test_a_class_behind_one_address_logs_in_as_often_as_it_likes(make_app):
+    app = make_app(limits=LIMITS, organiser_token=ADMIN)
+    client = app.test_client()
+    students = [f"student{i}" for i in range(6)]
+    for name in students:
+        made = client.post(
+            "/api/accounts",
+            json={"name": name, "password": PASSWORD},
+            headers={"Authorization": f"Bearer {ADMIN}"},
+            environ_base=HERE,
+        )
+        assert made.status_code == 201  # the organiser's calls are not limited
+    # logins that succeed count nowhere: every student, twice, from the school's address
+    assert {log_in(client, name, PASSWORD) for name in students * 2} == {201}
+    # one student's typo does not stop the next one
+    assert log_in(client, "student0", "a typo in it") == 401
+    assert log_in(client, "student1", PASSWORD) == 201
+
+
+def test_failed_logins_are_limited_per_account_from_any_address(make_app):
+    app = make_app(limits=LIMITS)
+    client = app.test_client()
+    assert sign_up(client, "ann").status_code == 201
+    assert sign_up(client, "bob", THERE).status_code == 201
+    # a guesser spreading tries over addresses still meets the account's limit
+    addresses = [{"REMOTE_ADDR": f"192.0.2.{i}"} for i in range(1, 6)]
+    tries = [log_in(client, "ann", "guess number one", where) for where in addresses]
+    assert tries == [401, 401, 401, 429, 429]
+    assert log_in(client, " ANN ", PASSWORD, {"REMOTE_ADDR": "192.0.2.99"}) == 429  # one account
+    assert log_in(client, "bob", PASSWORD, {"REMOTE_ADDR": "192.0.2.99"}) == 201
+
+
+def test_sign_ups_with_the_join_code_are_not_limited_and_wrong_codes_are(make_app):
+    app = make_app(limits=LIMITS, organiser_token=ADMIN, open_signup=False)
+    client = app.test_client()
+    event = client.post(
+        "/api/events",
+        json={"name": "Algorithms 2", "games": ["cactus"]},
+        headers={"Authorization": f"Bearer {ADMIN}"},
+    ).get_json()
+
+    def sign_up_with(name: str, code: str) -> int:
+        body = {"name": name, "password": PASSWORD, "join_code": code}
+        return client.post("/api/accounts", json=body, environ_base=HERE).status_code
+
+    assert {sign_up_with(f"pupil{i}", event["join_code"]) for i in range(6)} == {201}
+    assert [sign_up_with(f"guess{i}", "WRONG-CODE") for i in range(3)] == [400, 400, 429]
+    assert sign_up_with("pupil9", event["join_code"]) == 201  # the class still gets in
+    assert count(app, Account) == 7
+
+
+def test_the_organiser_registers_bots_without_a_limit(make_app):
+    client = make_app(limits=LIMITS, organiser_token=ADMIN).test_client()
+    answers = [
+        client.post(
+            "/api/bots",
+            json={"name": f"ref{i}", "connect": True, "games": ["cactus"], "owner": "o"},
+            headers={"Authorization": f"Bearer {ADMIN}"},
+            environ_base=HERE,
+        ).status_code
+        for i in range(4)
+    ]
+    assert answers == [201] * 4

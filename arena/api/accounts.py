@@ -21,6 +21,8 @@ from arena.api.common import (
     credentials_first,
     current_caller,
     database,
+    failed_logins,
+    limit_signup,
     nobody,
     paged,
     rate_limit,
@@ -68,8 +70,9 @@ class Accounts(MethodView):
         admin's account) makes organisers and admins.  The answer holds an API token,
         shown this once.
         """
-        with rate_limit("signup"), database().session() as session:
+        with database().session() as session:
             who = current_caller(session)
+            limit_signup(session, who, data.get("join_code"))
             account, _ = accounts.create_account(session, config(), who, **data)
             token = accounts.issue_token(session, account, "sign-up")
             return {**accounts.account_json(session, account), "token": token}
@@ -105,7 +108,7 @@ def new_token(data: dict[str, Any]) -> dict[str, Any]:
 
     The token is shown this once; list and revoke your tokens at ``/api/accounts/me``.
     """
-    with rate_limit("login"), database().session() as session:
+    with failed_logins(data["name"]), database().session() as session:
         account = accounts.authenticate(session, data["name"], data["password"])
         token = accounts.issue_token(session, account, data["label"])
         row = session.scalar(

@@ -23,9 +23,9 @@ from arena.api.common import (
     credentials_first,
     current_caller,
     database,
+    limit_registration,
     nobody,
     paged,
-    rate_limit,
 )
 from arena.api.schemas import (
     BotAttachSchema,
@@ -121,29 +121,29 @@ class Bots(MethodView):
         open, up to its bots per account).  Without an account a free-text ``owner`` is
         needed, where the server allows it.
         """
-        with rate_limit("register"):
-            with database().session() as session:
-                who = current_caller(session)
-                services.check_may_register(config(), who)
-            # the bot is called between two transactions: on SQLite a transaction holds
-            # the write lock, which no request may wait for while a bot takes its time
-            fetched = None
-            if data.get("endpoint") is not None and not data.get("connect"):
-                fetched = services.fetch_bot_info(config(), data["endpoint"])
-            with database().session() as session:
-                bot, owner_token, signing_secret = services.register_bot(
-                    session,
-                    config(),
-                    who=who,
-                    info_fetcher=None if fetched is None else (lambda _endpoint: fetched),
-                    **data,
-                )
-            return as_row(
-                bot,
-                BotRegisteredSchema,
-                owner_token=owner_token,
-                signing_secret=signing_secret,
+        with database().session() as session:
+            who = current_caller(session)
+            services.check_may_register(config(), who)
+        limit_registration(who)
+        # the bot is called between two transactions: on SQLite a transaction holds
+        # the write lock, which no request may wait for while a bot takes its time
+        fetched = None
+        if data.get("endpoint") is not None and not data.get("connect"):
+            fetched = services.fetch_bot_info(config(), data["endpoint"])
+        with database().session() as session:
+            bot, owner_token, signing_secret = services.register_bot(
+                session,
+                config(),
+                who=who,
+                info_fetcher=None if fetched is None else (lambda _endpoint: fetched),
+                **data,
             )
+        return as_row(
+            bot,
+            BotRegisteredSchema,
+            owner_token=owner_token,
+            signing_secret=signing_secret,
+        )
 
 
 def _bot_detail(session: Any, bot: Bot, reader: services.Caller) -> dict[str, Any]:

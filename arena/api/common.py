@@ -19,11 +19,26 @@ from werkzeug.routing import IntegerConverter, Map
 
 from arena.config import Config
 from arena.db import Database
-from arena.logins import bearer_token, current_caller, rate_limit
+from arena.logins import (
+    bearer_token,
+    current_caller,
+    failed_logins,
+    limit_registration,
+    limit_signup,
+    rate_limit,
+)
 from arena.services import MAX_ID, Caller, ServiceError
 from arena.services.access import admin_open
 
-__all__ = ["bearer_token", "current_caller", "rate_limit"]  # what the API modules import too
+# what the API modules import too
+__all__ = [
+    "bearer_token",
+    "current_caller",
+    "failed_logins",
+    "limit_registration",
+    "limit_signup",
+    "rate_limit",
+]
 
 BEARER = [{"bearerAuth": []}]  # the OpenAPI security requirement of protected operations
 # a read that answers anyone, and more to a token (a private event's members, an owner)

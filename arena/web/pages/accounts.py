@@ -23,7 +23,7 @@ from wtforms import PasswordField, StringField
 from wtforms.validators import DataRequired, Length, Optional
 
 from arena import services
-from arena.logins import LoggedIn, rate_limit
+from arena.logins import LoggedIn, failed_logins, limit_signup, rate_limit
 from arena.models import Account, ApiToken, Bot, Event
 from arena.services import accounts
 from arena.web.pages.common import bp, config, database, reader
@@ -75,20 +75,18 @@ def login() -> Any:
     wanted = safe_next(request.args.get("next"))
     message = busy = None
     if request.method == "POST":
-        with rate_limit("login"):
-            if form.validate():
-                with database().session() as session:
-                    try:
-                        account = accounts.authenticate(
-                            session, form.name.data or "", form.password.data or ""
-                        )
-                    except services.ServiceError as exc:
-                        message, busy = exc.message, exc.fields.get("retry_after")
-                    else:
-                        login_user(LoggedIn(account))
-                        return redirect(wanted or url_for("web.my_bots"))
+        if form.validate():
+            name = form.name.data or ""
+            try:
+                with failed_logins(name), database().session() as session:
+                    account = accounts.authenticate(session, name, form.password.data or "")
+                    login_user(LoggedIn(account))
+            except services.ServiceError as exc:
+                message, busy = exc.message, exc.fields.get("retry_after")
             else:
-                message = "Give your name and password."
+                return redirect(wanted or url_for("web.my_bots"))
+        else:
+            message = "Give your name and password."
     # a refused login is the form again with the reason, answered 401 as the API does (a
     # crowd's 503, with when to come back, as the API does too)
     page = render_template("login.html", form=form, message=message, next=wanted)
@@ -113,33 +111,33 @@ def signup() -> Any:
         form.join_code.data = request.args["code"]  # a link the organiser handed out
     message = None
     if request.method == "POST":
-        with rate_limit("signup"):
-            if form.validate():
-                with database().session() as session:
-                    try:
-                        account, event = accounts.create_account(
-                            session,
-                            config(),
-                            reader(session),
-                            name=form.name.data or "",
-                            password=form.password.data or "",
-                            join_code=(form.join_code.data or "").strip() or None,
-                        )
-                    except services.ServiceError as exc:
-                        message = exc.message
-                        session.rollback()
-                    else:
-                        login_user(LoggedIn(account))
-                        if event is not None:
-                            flash(f"Welcome, {account.name}: you joined {event.name}.")
-                            return redirect(url_for("web.event", event_id=event.id))
-                        flash(f"Welcome, {account.name}.")
-                        return redirect(url_for("web.my_bots"))
-            else:
-                message = "; ".join(
-                    f"{form[name].label.text}: {' '.join(errors)}"
-                    for name, errors in form.errors.items()
-                )
+        if form.validate():
+            with database().session() as session:
+                limit_signup(session, reader(session), (form.join_code.data or "").strip() or None)
+                try:
+                    account, event = accounts.create_account(
+                        session,
+                        config(),
+                        reader(session),
+                        name=form.name.data or "",
+                        password=form.password.data or "",
+                        join_code=(form.join_code.data or "").strip() or None,
+                    )
+                except services.ServiceError as exc:
+                    message = exc.message
+                    session.rollback()
+                else:
+                    login_user(LoggedIn(account))
+                    if event is not None:
+                        flash(f"Welcome, {account.name}: you joined {event.name}.")
+                        return redirect(url_for("web.event", event_id=event.id))
+                    flash(f"Welcome, {account.name}.")
+                    return redirect(url_for("web.my_bots"))
+        else:
+            message = "; ".join(
+                f"{form[name].label.text}: {' '.join(errors)}"
+                for name, errors in form.errors.items()
+            )
     return render_template(
         "signup.html", form=form, message=message, open_signup=open_signup
     ), 400 if message else 200
