@@ -11,7 +11,7 @@ from typing import Any
 from flask import Flask, jsonify
 from werkzeug.exceptions import HTTPException, ServiceUnavailable
 
-from arena import sealing
+from arena import proxies, sealing
 from arena.config import Config, from_env
 from arena.db import Database
 from arena.extensions import api
@@ -53,6 +53,8 @@ def create_app(config: Config | None = None, **flask_config: Any) -> Flask:
         **flask_config,
     )
     app.extensions["arena.config"] = config
+    # the client's address behind the deployment's own proxies, for the rate limits
+    app.wsgi_app = proxies.behind(app.wsgi_app, config.trusted_proxies)  # type: ignore[method-assign]
     sealing.use(config)  # the keys bots' signing secrets are sealed with
     database = Database(config.database_url, config.database_pool)
     app.extensions["arena.db"] = database

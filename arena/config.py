@@ -29,6 +29,7 @@ not later.
 | ``ARENA_OPEN_REGISTRATION`` | bots registered without an account | on (local), off |
 | ``ARENA_RATE_LIMITS`` | limits on failed logins, sign-ups without a join code, registration | on |
 | ``ARENA_RATELIMIT_STORAGE`` | where they count (``redis://`` for many web processes) | memory |
+| ``ARENA_TRUSTED_PROXIES`` | proxies that name the client (a count, or CIDRs) | none |
 | ``ARENA_METRICS_TOKEN`` | bearer token ``/metrics`` asks for | unset: open |
 | ``ARENA_LOG_FORMAT`` | ``text`` or ``json`` (one object per line, ``arena.logs``) | text |
 """
@@ -116,6 +117,8 @@ class Config:
     # per client address: sign-up, login, registration (the ``limits`` library's notation)
     rate_limits: bool = True
     ratelimit_storage: str = "memory://"
+    # the proxies whose X-Forwarded-For names the client: a count or networks (arena.proxies)
+    trusted_proxies: Any = 0
     # the bearer token /metrics wants (None: open), and how processes write their logs
     metrics_token: str | None = None
     log_format: str = "text"
@@ -201,6 +204,19 @@ def _check_installed(database_url: str, urls: Mapping[str, str]) -> None:
     except ImportError as exc:
         module = (exc.name or dialect.driver).partition(".")[0]
         raise _missing(module, "ARENA_DATABASE_URL", f"{dialect.name} ({dialect.driver})") from None
+
+
+def _trusted_proxies(env: Mapping[str, str]) -> Any:
+    from arena.proxies import parse
+
+    text = env.get("ARENA_TRUSTED_PROXIES", "")
+    try:
+        return parse(text)
+    except ValueError:
+        raise ConfigError(
+            "ARENA_TRUSTED_PROXIES must be a count of proxies (1) or networks "
+            f"(10.0.0.0/8,fd00::/8), not {text!r}"
+        ) from None
 
 
 def _secrets_key(env: Mapping[str, str]) -> str:
@@ -292,6 +308,7 @@ def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         rate_limits=_flag(env, "ARENA_RATE_LIMITS", default=True),
         ratelimit_storage=ratelimit_storage,
         metrics_token=env.get("ARENA_METRICS_TOKEN") or None,
+        trusted_proxies=_trusted_proxies(env),
         log_format=log_format,
     )
     try:

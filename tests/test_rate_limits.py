@@ -6,6 +6,10 @@ sign-up with a valid join code counts nowhere, and the organisers' calls are not
 
 from __future__ import annotations
 
+import pytest
+
+from arena import proxies
+from arena.config import ConfigError, from_env
 from arena.models import Account, Bot
 
 LIMITS = {
@@ -155,3 +159,57 @@ def test_the_organiser_registers_bots_without_a_limit(make_app):
         for i in range(4)
     ]
     assert answers == [201] * 4
+
+
+PROXY = {"REMOTE_ADDR": "10.0.3.7"}  # the ingress, as the web process sees it
+
+
+def forwarded(client, name: str, *chain: str):
+    """A failed login through the proxy, ``X-Forwarded-For: chain``."""
+    return client.post(
+        "/api/accounts/tokens",
+        json={"name": name, "password": "not the password"},
+        headers={"X-Forwarded-For": ", ".join(chain)},
+        environ_base=PROXY,
+    ).status_code
+
+
+@pytest.mark.parametrize("trusted", ["10.0.0.0/8", "1"])
+def test_behind_a_trusted_proxy_each_client_is_counted_apart(make_app, trusted):
+    app = make_app(limits=LIMITS, trusted_proxies=proxies.parse(trusted))
+    client = app.test_client()
+    # two students behind the ingress: one's failures do not lock the other out
+    assert [forwarded(client, "ann", "203.0.113.7") for _ in range(3)] == [401, 401, 429]
+    assert forwarded(client, "bob", "198.51.100.9") == 401
+
+
+def test_a_client_cannot_pick_its_address_with_a_header_of_its_own(make_app):
+    app = make_app(limits=LIMITS, trusted_proxies=proxies.parse("10.0.0.0/8"))
+    client = app.test_client()
+    # the attacker writes a new address each time; the proxy appends the real one
+    tries = [forwarded(client, "ann", f"192.0.2.{i}", "203.0.113.7") for i in range(3)]
+    assert tries == [401, 401, 429]
+    # straight from outside, no forwarded header is read at all
+    direct = [
+        client.post(
+            "/api/accounts/tokens",
+            json={"name": "bob", "password": "not the password"},
+            headers={"X-Forwarded-For": f"192.0.2.{i}"},
+            environ_base=THERE,
+        ).status_code
+        for i in range(3)
+    ]
+    assert direct == [401, 401, 429]
+
+
+def test_without_trusted_proxies_the_proxy_is_one_client(make_app):
+    client = make_app(limits=LIMITS).test_client()
+    assert forwarded(client, "ann", "203.0.113.7") == 401
+    assert forwarded(client, "bob", "198.51.100.9") == 401
+    assert forwarded(client, "cy", "198.51.100.10") == 429  # X-Forwarded-For ignored
+
+
+@pytest.mark.parametrize("text", ["two", "10.0.0.0/33", "-1"])
+def test_a_bad_trusted_proxies_setting_stops_the_process(text):
+    with pytest.raises(ConfigError, match="ARENA_TRUSTED_PROXIES"):
+        from_env({"ARENA_TRUSTED_PROXIES": text})
