@@ -1,6 +1,6 @@
 """What accounts cost a request: signing in, and who a request is.
 
-    python benchmarks/accounts.py [--repeat 3] [--requests 300]
+    python benchmarks/accounts.py [--repeat 3] [--requests 300] [--smoke]
 
 One app on a fresh SQLite database (in process, Flask's test client: no network) with
 an event, an organiser, a contestant and 40 bots.  Timed, per request:
@@ -15,7 +15,7 @@ an event, an organiser, a contestant and 40 bots.  Timed, per request:
   a new token written).
 
 Printed: milliseconds per request, min / median / max over ``--repeat`` runs, and each
-one's ratio to the baseline's median.
+one's ratio to the baseline's median.  ``--smoke``: one run of 3 requests each.
 """
 
 from __future__ import annotations
@@ -31,6 +31,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import parse_args, print_versions
 
 from arena.app import create_app
 from arena.config import Config
@@ -83,7 +86,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--requests", type=int, default=300)
-    args = parser.parse_args()
+    args = parse_args(parser, smoke={"repeat": 1, "requests": 3})
+    print_versions("flask", "sqlalchemy", "argon2-cffi", "sqlite")
     folder = Path(tempfile.mkdtemp(prefix="bench-accounts-"))
     try:
         app, bearer = scene(folder)
@@ -107,7 +111,9 @@ def main() -> None:
         results: dict[str, list[float]] = {name: [] for name in cases}
         for _ in range(args.repeat):
             for name, call in cases.items():
+                # a login is slow on purpose (argon2): a tenth as many, at least 10
                 n = args.requests if name != "login" else max(10, args.requests // 10)
+                n = min(n, args.requests)
                 results[name].append(per_request(call, n))
         base = statistics.median(results["anyone"])
         print(f"{'request':<10} {'min':>8} {'median':>8} {'max':>8}  ratio to anyone (median)")

@@ -1,15 +1,18 @@
 """What a partition costs the arena across hosts: the figures of tests/test_across_hosts.py.
 
-    sudo python benchmarks/across_hosts.py [--repeat 3] [--cut 60]
+    sudo python benchmarks/across_hosts.py [--repeat 3] [--cut 60] [--fault-free-games 8]
+        [--cut-games 4] [--smoke]
 
 The hosts of ``tests.support.across`` (web, two workers, bots behind a 25 ms relay, a
 PostgreSQL and a Redis of their own), built afresh for each run.  A run:
 
-1. a fault-free rated tournament of 40 four-seat Cactus matches on both workers: its
-   time, and the lease renewals that took over a second (PostgreSQL's log of statements
-   of 1 s or more on the database host);
-2. a tournament of 20 in which ``w1`` is cut off from every host (packets dropped at
-   both ends) at the moment it holds a result's transaction, for ``--cut`` seconds:
+1. a fault-free rated tournament of 40 four-seat Cactus matches (``--fault-free-games``
+   per table of the five bots, a multiple of 4) on both workers: its time, and the lease
+   renewals that took over a second (PostgreSQL's log of statements of 1 s or more on
+   the database host);
+2. a tournament of 20 (``--cut-games`` per table) in which ``w1`` is cut off from every
+   host (packets dropped at both ends) at the moment it holds a result's transaction, for
+   ``--cut`` seconds:
    - the longest pause in recorded results, from the cut until the tournament is over;
    - the longest lease renewal logged meanwhile (0: none took a second);
    - recovery: seconds from the cut until the last match ``w1`` had in hand is recorded;
@@ -21,7 +24,8 @@ PostgreSQL and a Redis of their own), built afresh for each run.  A run:
      worker: a fault of the arena's, charged to the bots).
 
 Printed per run, then min / median / max of each figure over ``--repeat`` runs.  It needs
-root and the programs ``tests.support.hosts.missing`` names.
+root and the programs ``tests.support.hosts.missing`` names.  ``--smoke``: one run, a
+fault-free tournament of 20 matches, w1 cut off for 1 s.
 """
 
 from __future__ import annotations
@@ -35,6 +39,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import parse_args, print_versions
 
 from tests.support import across, hosts
 
@@ -63,16 +70,16 @@ def _cut_in_result(arena: across.Arena, tournament_id: int) -> list[int]:
     return list(arena.running_on("w1", tournament_id))
 
 
-def run_once(cut: float) -> dict[str, float]:
+def run_once(cut: float, fault_free_games: int, cut_games: int) -> dict[str, float]:
     folder = Path(tempfile.mkdtemp(prefix="arena-across-"))
     figures: dict[str, float] = {}
     with across.arena(folder) as arena:
         begin = arena.now()
-        tid = arena.tournament("fault-free", games_per_pairing=8, seed=11)
+        tid = arena.tournament("fault-free", games_per_pairing=fault_free_games, seed=11)
         figures["fault_free_seconds"] = arena.wait_finished(tid, timeout=600)
         figures["slow_renewals"] = len(arena.slow_renewals(begin))
 
-        tid = arena.tournament("w1 cut in a result", games_per_pairing=4, seed=12)
+        tid = arena.tournament("w1 cut in a result", games_per_pairing=cut_games, seed=12)
         since = arena.now()
         in_hand = _cut_in_result(arena, tid)
         cut_at = arena.now()
@@ -109,14 +116,23 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--cut", type=float, default=60.0, help="seconds w1 is cut off")
-    args = parser.parse_args()
+    parser.add_argument(
+        "--fault-free-games", type=int, default=8, help="games per table, fault-free tournament"
+    )
+    parser.add_argument(
+        "--cut-games", type=int, default=4, help="games per table, the tournament w1 is cut in"
+    )
+    args = parse_args(
+        parser, smoke={"repeat": 1, "cut": 1.0, "fault_free_games": 4, "cut_games": 4}
+    )
+    print_versions("celery", "redis", "psycopg")
     reason = hosts.missing()
     if reason is not None:
         print(f"across_hosts: needs {reason}", file=sys.stderr)
         return 2
     runs: list[dict[str, Any]] = []
     for i in range(args.repeat):
-        figures = run_once(args.cut)
+        figures = run_once(args.cut, args.fault_free_games, args.cut_games)
         runs.append(figures)
         print(f"run {i + 1}: " + ", ".join(f"{k}={v:.1f}" for k, v in figures.items()), flush=True)
     print(f"\n{'figure':<52} {'min':>8} {'median':>8} {'max':>8}")

@@ -1,7 +1,10 @@
 """Creating a tournament of 100,000 matches, and what the other requests see meanwhile.
 
     python benchmarks/big_tournament.py [--database sqlite|postgresql|both] [--repeat 3]
-        [--bots 1000] [--seats 2] [--matches-per-bot 200] [--clients 4]
+        [--bots 1000] [--seats 2] [--matches-per-bot 200] [--clients 4] [--build-inline N]
+        [--build-batch N] [--smoke]
+    python benchmarks/big_tournament.py --schedule [--baseline REV] [--repeat 3]
+        [--schedule-bots 1000] [--schedule-matches 400] [--smoke]
 
 The web app is served over HTTP by a threaded server in this process; ``--clients``
 threads ask it ``GET /api/games`` and ``GET /api/bots`` in turn (0.2 s apart), from before
@@ -13,19 +16,25 @@ timeout: a request that takes longer is counted as an error, as are 5xx answers)
   (``BUILD_INLINE`` set above the size: how every tournament was created before);
 - after: ``POST`` answers 202 at once and a worker process builds it
   (``arena.services.tournaments.build_tournament``, what the ``arena.build_tournament``
-  task runs), in batches of ``BUILD_BATCH`` matches per transaction.
+  task runs), in batches of ``BUILD_BATCH`` matches per transaction (``--build-batch``),
+  once it has more than ``BUILD_INLINE`` matches (``--build-inline``).
 
 ``--schedule``: only the scheduler, at its slowest size (1,000 bots at four seats, 400
-matches each: 100,000 tables whose late rounds must repeat meetings), with the balance
-report: CPU seconds in this checkout, and with ``--baseline REV`` in the ``arena`` package
-of that git revision (``git archive``, in a subprocess) measured in the same run, with a
-digest of the schedule each built: the same digest is the same schedule.
+matches each, ``--schedule-bots`` and ``--schedule-matches``: 100,000 tables whose late
+rounds must repeat meetings), with the balance report: CPU seconds in this checkout, and
+with ``--baseline REV`` in the ``arena`` package of that git revision (``git archive``,
+in a subprocess) measured in the same run, with a digest of the schedule each built: the
+same digest is the same schedule.
 
 Creation time: from the ``POST`` until the tournament is running with every match
 written (a failed request: until its answer, its status shown).  Latency: p50 and p99 of
 the other requests, and how many failed.  A fresh database of 1,000 bots per run; every
 figure min / median / max over ``--repeat`` runs.  Sending the matches to the broker is
-left out of both (a no-op here).
+left out of both (a no-op here).  A creation that failed, or left matches unwritten, makes
+the script exit with an error once the figures are printed.
+
+``--smoke``: SQLite, one run of 8 bots x 4 matches, one reader, the tournament built by
+the worker in batches of 5; with ``--schedule``, 12 bots x 8 matches.
 """
 
 from __future__ import annotations
@@ -49,11 +58,13 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _common import parse_args, print_versions
 from sqlalchemy import func, select
 from werkzeug.serving import make_server
 
-from arena import services
+from arena import sealing, services
 from arena.app import create_app
 from arena.config import from_env
 from arena.db import Database
@@ -121,28 +132,34 @@ class Readers:
             thread.join()
 
 
-def _worker(url: str, inbox: Any) -> None:
+def _worker(env: dict[str, str], inbox: Any, batch: int) -> None:
     """A worker process, started (and its imports done) before the creation: it builds
-    the tournament whose id it is sent."""
-    database = Database(url)
+    the tournament whose id it is sent, with the web app's configuration (its keys, as
+    a worker's ``configure`` sets them)."""
+    config = from_env(env)
+    sealing.use(config)
+    database = Database(config.database_url)
     tournament_id = inbox.get()
-    tournaments.build_tournament(database, tournament_id, rated=True, enqueue=lambda ids: None)
+    tournaments.build_tournament(
+        database, tournament_id, rated=True, enqueue=lambda ids: None, batch=batch
+    )
     database.dispose()
 
 
 def one_run(kind: str, mode: str, args: argparse.Namespace) -> dict[str, float]:
     with database_url(kind) as url, tempfile.TemporaryDirectory() as data_dir:
         Database(url).upgrade()
-        app = create_app(from_env({"ARENA_DATA_DIR": data_dir, "ARENA_DATABASE_URL": url}))
+        env = {"ARENA_DATA_DIR": data_dir, "ARENA_DATABASE_URL": url}
+        app = create_app(from_env(env))
         database: Database = app.extensions["arena.db"]
         ids = add_many_bots(database, args.bots)
         queue.enqueue_matches = lambda config, match_ids: None  # no broker here
         spawn = multiprocessing.get_context("spawn")
         inbox = spawn.Queue()
-        worker = spawn.Process(target=_worker, args=(url, inbox), daemon=True)
+        worker = spawn.Process(target=_worker, args=(env, inbox, args.build_batch), daemon=True)
         worker.start()
         building.send_build = lambda config, tournament_id, rated: inbox.put(tournament_id)
-        services.BUILD_INLINE = 10**9 if mode == "before" else tournaments.BUILD_INLINE
+        services.BUILD_INLINE = 10**9 if mode == "before" else args.build_inline
         body = {
             "name": "big",
             "game": "cactus",
@@ -186,17 +203,22 @@ def one_run(kind: str, mode: str, args: argparse.Namespace) -> dict[str, float]:
                     .select_from(Match)
                     .where(Match.tournament_id == tournament_id)
                 )  # 0 when the request failed
+                row = None if tournament_id is None else session.get(Tournament, tournament_id)
+                total = 0 if row is None else tournaments.stored_plan(row).matches
         finally:
             inbox.put(0)  # no such tournament: a worker sent nothing has nothing to build
             worker.join()
             server.shutdown()
             server.server_close()
             database.dispose()
+        if worker.exitcode:
+            raise RuntimeError(f"the worker process failed (exit code {worker.exitcode})")
         return {
             "status": status,
             "answered": answered,
             "created": created,
             "matches": written,
+            "total": total,
             "p50": percentile(readers.latencies, 0.5),
             "p99": percentile(readers.latencies, 0.99),
             "max": max(readers.latencies),
@@ -205,12 +227,13 @@ def one_run(kind: str, mode: str, args: argparse.Namespace) -> dict[str, float]:
         }
 
 
+# run as ``python -c SCHEDULE bots matches_per_bot``
 SCHEDULE = """
 import hashlib, json, sys, time
 from arena.competition import formats
-bots = list(range(1, 1001))
+bots = list(range(1, int(sys.argv[1]) + 1))
 began, cpu = time.perf_counter(), time.process_time()
-tables = formats.balanced(bots, 4, 400, seed=11)
+tables = formats.balanced(bots, 4, int(sys.argv[2]), seed=11)
 achieved = formats.balance(tables, bots, 4)
 h = hashlib.sha256()
 for t in tables:
@@ -221,13 +244,13 @@ print(json.dumps({"cpu": time.process_time() - cpu, "wall": time.perf_counter() 
 """
 
 
-def time_schedule(package_root: Path) -> dict[str, Any]:
+def time_schedule(package_root: Path, bots: int, matches_per_bot: int) -> dict[str, Any]:
     # run from the package's own directory: ``-c`` puts the current directory first
     out = subprocess.run(
-        [sys.executable, "-c", SCHEDULE],
+        [sys.executable, "-c", SCHEDULE, str(bots), str(matches_per_bot)],
         cwd=package_root,
         env={**os.environ, "PYTHONPATH": str(package_root)},
-        capture_output=True,
+        stdout=subprocess.PIPE,
         text=True,
         check=True,
     )
@@ -250,10 +273,13 @@ def schedule_figures(args: argparse.Namespace) -> None:
         results: dict[str, list[dict[str, Any]]] = {mode: [] for mode in roots}
         for run in range(args.repeat):
             for mode, package_root in roots.items():
-                result = time_schedule(package_root)
+                result = time_schedule(package_root, args.schedule_bots, args.schedule_matches)
                 results[mode].append(result)
                 print(f"  run {run + 1} {mode}: {result}", flush=True)
-    print("\n== scheduling 1,000 bots x 400 four-seat matches, with the balance report")
+    print(
+        f"\n== scheduling {args.schedule_bots:,} bots x {args.schedule_matches} four-seat "
+        "matches, with the balance report"
+    )
     for mode, runs in results.items():
         print(
             f"  {mode:6}  cpu {spread([r['cpu'] for r in runs])} s, wall "
@@ -281,14 +307,43 @@ def main() -> None:
     parser.add_argument("--seats", type=int, default=2)
     parser.add_argument("--matches-per-bot", type=int, default=200)
     parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument(
+        "--build-inline",
+        type=int,
+        default=tournaments.BUILD_INLINE,
+        help="after: the most matches built in the request (default: the arena's)",
+    )
+    parser.add_argument(
+        "--build-batch",
+        type=int,
+        default=tournaments.BUILD_BATCH,
+        help="after: matches per transaction of the worker (default: the arena's)",
+    )
     parser.add_argument("--schedule", action="store_true", help="only the scheduler")
     parser.add_argument("--baseline", help="with --schedule: a git revision to compare with")
-    args = parser.parse_args()
+    parser.add_argument("--schedule-bots", type=int, default=1000, help="with --schedule")
+    parser.add_argument("--schedule-matches", type=int, default=400, help="with --schedule")
+    args = parse_args(
+        parser,
+        smoke={
+            "database": "sqlite",
+            "repeat": 1,
+            "bots": 8,
+            "matches_per_bot": 4,
+            "clients": 1,
+            "build_inline": 0,
+            "build_batch": 5,
+            "schedule_bots": 12,
+            "schedule_matches": 8,
+        },
+    )
+    print_versions("sqlalchemy", "werkzeug", "sqlite", "psycopg")
     if args.schedule:
         schedule_figures(args)
         return
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     kinds = ("sqlite", "postgresql") if args.database == "both" else (args.database,)
+    failed = []
     print(
         f"{args.bots} bots x {args.matches_per_bot} matches at {args.seats} seats; "
         f"{args.clients} readers; min / median / max of {args.repeat} runs"
@@ -299,6 +354,8 @@ def main() -> None:
             for mode in ("before", "after"):
                 result = one_run(kind, mode, args)
                 results[mode].append(result)
+                if result["status"] >= 400 or result["matches"] != result["total"]:
+                    failed.append(f"{kind} run {run + 1} {mode}")
                 print(f"  {kind} run {run + 1} {mode}: {result}", flush=True)
         print(f"\n== {kind}")
         for mode, runs in results.items():
@@ -316,6 +373,8 @@ def main() -> None:
             r["p99"] for r in after
         )
         print(f"  p99 of the other requests, before / after (medians): {p99:.1f}x", flush=True)
+    if failed:
+        sys.exit(f"a tournament not created with all its matches: {', '.join(failed)}")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 design (docs/workers.md).
 
     python benchmarks/concurrency.py [--matches 100] [--latency-ms 0 50] [--seconds 15]
+        [--smoke]
 
 For each think time, the same number of concurrent Cactus Game matches against four SDK
 bots (processes of their own, answering after the think time) is played three ways, each
@@ -16,7 +17,9 @@ in a process of its own for the same number of seconds:
   a lower bound of what an asyncio referee would cost.
 
 It prints decisions per second and the process's CPU time (user + system) per decision,
-with the ratio to ``threads`` measured in the same run.
+with the ratio to ``threads`` measured in the same run, and the referee's faults (a bad
+or late answer; the asyncio design stops at the first).  ``--smoke``: two matches in
+flight, no think time, 0.3 s each.
 """
 
 from __future__ import annotations
@@ -31,14 +34,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from referee import PYTHONPATH, free_port, process
+from _common import parse_args, print_versions
+from referee import PYTHONPATH, free_ports, processes
 from tournament import LATENCY_BOT
 
 GAME = "cactus-game"
 SECRET = "benchmark-secret"
 
 # each design runs as ``python -c RUNNER design matches seconds url...``; it prints one
-# JSON line: decisions, seconds, user and system CPU seconds
+# JSON line: decisions, faults (the referee's: a bad or late answer), seconds, user and
+# system CPU seconds
 RUNNER = r"""
 import sys
 design = sys.argv[1]
@@ -48,7 +53,7 @@ if design == "gevent":
 import hashlib, hmac, json, os, threading, time
 matches, seconds, urls = int(sys.argv[2]), float(sys.argv[3]), sys.argv[4:]
 GAME, SECRET = "cactus-game", "benchmark-secret"
-count = [0]
+count, faults = [0], [0]
 lock = threading.Lock()
 
 def arena_player(k, stop, pools):
@@ -60,7 +65,9 @@ def arena_player(k, stop, pools):
         record = Referee().run(GAME, clients, seed=k * 100_000 + m)
         m += 1
         with lock:
-            count[0] += sum(len(step) for step in record.steps)
+            for step in record.steps:
+                count[0] += len(step)
+                faults[0] += sum(1 for d in step if d.get("fault"))
 
 def run_threads(stop):
     from arena.match.pools import Pools
@@ -87,6 +94,7 @@ def run_asyncio(stop):
     idle = {u: [] for u in urls}
 
     async def ask(url, payload):
+        payload = {**payload, "request_id": os.urandom(16).hex()}  # the SDK refuses a replay
         if idle[url]:
             reader, writer = idle[url].pop()
         else:
@@ -101,6 +109,8 @@ def run_asyncio(stop):
                      b"sha256=%s\r\n\r\n" % (len(body), stamp, signature.hexdigest().encode())
                      + body)
         head = await reader.readuntil(b"\r\n\r\n")
+        if not head.startswith(b"HTTP/1.1 200 "):
+            raise RuntimeError(f"the bot answered {head[:60]!r}")
         length = 0
         for line in head.split(b"\r\n")[1:]:
             name, _, value = line.partition(b":")
@@ -141,7 +151,8 @@ before, started = os.times(), time.monotonic()
 {"threads": run_threads, "gevent": run_gevent, "asyncio": run_asyncio}[design](
     time.monotonic() + seconds)
 after = os.times()
-print(json.dumps({"decisions": count[0], "seconds": time.monotonic() - started,
+print(json.dumps({"decisions": count[0], "faults": faults[0],
+                  "seconds": time.monotonic() - started,
                   "user": after.user - before.user, "system": after.system - before.system}))
 """
 
@@ -155,10 +166,11 @@ def measure(design: str, matches: int, seconds: float, urls: list[str]) -> dict[
     done = subprocess.run(
         [sys.executable, "-c", RUNNER, design, str(matches), str(seconds), *urls],
         env={**os.environ, "PYTHONPATH": PYTHONPATH},
-        capture_output=True,
+        stdout=subprocess.PIPE,
         text=True,
-        check=True,
     )
+    if done.returncode != 0:  # its traceback went to stderr
+        raise RuntimeError(f"the {design} design failed (exit code {done.returncode})")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -167,37 +179,20 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=100, help="matches in flight")
     parser.add_argument("--latency-ms", type=float, nargs="+", default=[0.0, 50.0])
     parser.add_argument("--seconds", type=float, default=15.0)
-    args = parser.parse_args()
+    args = parse_args(parser, smoke={"matches": 2, "latency_ms": [0.0], "seconds": 0.3})
+    print_versions("gevent", "orjson")
     designs = ["threads", "asyncio"] + (["gevent"] if has_gevent() else [])
     print(f"{args.matches} {GAME} matches in flight, four bots, {args.seconds:g} s each")
     print(
         f"{'think':>7}  {'design':<9}{'decisions/s':>12}{'CPU us/decision':>17}{'vs threads':>12}"
+        f"{'faults':>8}"
     )
     for latency in args.latency_ms:
-        ports = [free_port() for _ in range(4)]
-        bots = [
-            process(
-                [
-                    sys.executable,
-                    "-c",
-                    LATENCY_BOT,
-                    GAME,
-                    "random",
-                    str(latency),
-                    "--port",
-                    str(p),
-                    f"--secret={SECRET}",
-                ],
-                p,
-            )
-            for p in ports
-        ]
-        urls = [bot.__enter__() for bot in bots]
-        try:
+        ports = free_ports(4)
+        bot = [sys.executable, "-c", LATENCY_BOT, GAME, "random", str(latency)]
+        commands = [([*bot, "--port", str(p), f"--secret={SECRET}"], p) for p in ports]
+        with processes(commands) as urls:
             figures = {d: measure(d, args.matches, args.seconds, urls) for d in designs}
-        finally:
-            for bot in bots:
-                bot.__exit__(None, None, None)
         base = (figures["threads"]["user"] + figures["threads"]["system"]) / max(
             figures["threads"]["decisions"], 1
         )
@@ -205,7 +200,7 @@ def main() -> None:
             per = (f["user"] + f["system"]) / max(f["decisions"], 1)
             print(
                 f"{latency:>5g}ms  {design:<9}{f['decisions'] / f['seconds']:>12.0f}"
-                f"{per * 1e6:>17.0f}{per / base:>11.2f}x"
+                f"{per * 1e6:>17.0f}{per / base:>11.2f}x{f.get('faults', 0):>8}"
             )
 
 

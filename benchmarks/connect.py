@@ -4,6 +4,7 @@ process holding them.
 
     python benchmarks/connect.py [--decisions 300] [--matches 2] [--bots 1000] [--idle 20]
                                  [--server werkzeug|gunicorn] [--threads N] [--profile]
+                                 [--smoke]
 
 The web process is ``python -m arena serve`` (werkzeug, which closes every connection
 after its answer), or with ``--server gunicorn`` one gthread worker as the deployment
@@ -37,7 +38,11 @@ runs it (``pip install gunicorn``), on an embedded database of its own.
    ``poll_seconds`` is sent again).  Shown, once the server's thread count has stopped
    growing: the web process's RSS (``VmRSS``) before and with the bots, per bot, its
    threads, and its CPU over ``--idle`` seconds with every poll open (``utime + stime``
-   from ``/proc``), with what each poll sent again costs it.
+   from ``/proc``), with what each poll sent again costs it.  A bot that could not open
+   its session or keep its poll, or a web process that died, makes it exit with an error
+   once the figures are printed.
+
+``--smoke``: one repetition of 5 decisions and one match, then 3 idle bots for 1 s.
 
 Run from the repository root with the server's dependencies installed (Linux: ``/proc``).
 """
@@ -71,11 +76,12 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "sdk"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from _common import parse_args, print_versions  # noqa: E402
 from arenabot import signed_headers  # noqa: E402
 from sdk_roundtrip import act_body  # noqa: E402
 
-from arena import services  # noqa: E402
-from arena.config import from_env  # noqa: E402
+from arena import sealing, services  # noqa: E402
+from arena.config import Config, from_env  # noqa: E402
 from arena.db import Database  # noqa: E402
 from arena.match.exchanges import settle  # noqa: E402
 from arena.match.http_client import HttpClient  # noqa: E402
@@ -149,14 +155,16 @@ SERVERS = {
 @contextmanager
 def web_process(
     data_dir: Path, server: str = "werkzeug", threads: int = 64
-) -> Iterator[tuple[int, str, Database]]:
+) -> Iterator[tuple[int, str, Database, Config]]:
     """One web process on a free port with an embedded database under ``data_dir``:
     ``arena serve``, or gunicorn with one gthread worker of ``threads`` threads (as the
     deployment runs it).  Yields the pid of the process serving requests, its address,
-    and its database as a worker opens it."""
+    its database as a worker opens it, and its configuration (which a process writing
+    bots into its database seals their secrets with: ``arena.sealing.use``)."""
     port = free_port()
     env = {"ARENA_DATA_DIR": str(data_dir), "ARENA_PROFILE": "local"}
-    database = Database(from_env(env).database_url)
+    config = from_env({**os.environ, **env})  # the web process's: it gets this environment
+    database = Database(config.database_url)
     if server == "werkzeug":
         argv = [sys.executable, "-m", "arena", "serve", "--port", str(port)]
     else:
@@ -174,7 +182,7 @@ def web_process(
                 children = Path(f"/proc/{pid}/task/{pid}/children")
                 wait_until(lambda: children.read_text().split(), 30, "gunicorn's worker")
                 pid = int(children.read_text().split()[0])
-            yield pid, f"http://127.0.0.1:{port}", database
+            yield pid, f"http://127.0.0.1:{port}", database, config
     finally:
         database.dispose()
 
@@ -202,6 +210,15 @@ def threads_of(pid: int) -> int:
             if line.startswith("Threads:"):
                 return int(line.split()[1])
     return 0
+
+
+def running(pid: int) -> bool:
+    """Whether the process is alive (not gone, nor a zombie waiting to be reaped)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
 
 
 def cpu_ticks(pid: int) -> int:
@@ -277,7 +294,7 @@ def per_decision(args: argparse.Namespace, tmp: Path) -> None:
     payload = json.loads(act_body("cactus", SEATS))
     bot = "sample_bots.cactus_random"
     with ExitStack() as stack:
-        web_pid, url, database = stack.enter_context(web_process(tmp / "latency", args.server))
+        web_pid, url, database, _ = stack.enter_context(web_process(tmp / "latency", args.server))
         made = api(
             url,
             "POST",
@@ -561,8 +578,10 @@ def idle_bots(args: argparse.Namespace, tmp: Path) -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < n + 256:  # this process's end of every connection
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, n + 1024), hard))
-    with web_process(tmp / "idle", args.server, threads=n + 64) as (pid, url, database):
-        config = from_env({"ARENA_DATA_DIR": str(tmp / "idle")})
+    with web_process(tmp / "idle", args.server, threads=n + 64) as (pid, url, database, config):
+        # the secrets written here must be sealed with the web process's key, or it
+        # cannot open them (its data dir's key file, not one of this directory's)
+        sealing.use(config)
         bots: list[tuple[int, str]] = []
         with database.session() as session:
             for i in range(n + 1):
@@ -609,7 +628,7 @@ def idle_bots(args: argparse.Namespace, tmp: Path) -> None:
         time.sleep(min(args.idle, 5.0))
         cpu_empty = (cpu_ticks(pid) - ticks) / CLK_TCK / (time.monotonic() - t0) * 100
         held = asyncio.run(hold(args, pid, url, bots))
-        alive = Path(f"/proc/{pid}").exists()
+        alive = running(pid)
 
     added = held["rss_with"] - before
     per_bot = added / max(held["waiting"], 1)
@@ -639,6 +658,8 @@ def idle_bots(args: argparse.Namespace, tmp: Path) -> None:
             f"   {'CPU per poll sent again':<34}{per_poll:8.1f} ms (at the default 25 s per "
             f"poll: {per_poll * n / 25 / 10:.1f} % of a core for {n} bots)"
         )
+    if held["failures"] or not alive:
+        sys.exit("2. failed: a bot's session or poll failed, or the web process died")
 
 
 def main() -> None:
@@ -671,7 +692,11 @@ def main() -> None:
         help="the web process: arena serve, or gunicorn as deployed (pip install gunicorn)",
     )
     parser.add_argument("--skip-decisions", action="store_true", help="only part 2")
-    args = parser.parse_args()
+    args = parse_args(
+        parser,
+        smoke={"decisions": 5, "matches": 1, "reps": 1, "bots": 3, "idle": 1.0},
+    )
+    print_versions("werkzeug" if args.server == "werkzeug" else "gunicorn")
     with tempfile.TemporaryDirectory(prefix="arena-connect-bench-") as tmp:
         if not args.skip_decisions:
             per_decision(args, Path(tmp))

@@ -1,7 +1,7 @@
 """The connect client's cost per decision on loopback, against the webhook round trip
 measured in the same run.
 
-    python benchmarks/connect_client.py [--requests 200] [--rounds 5]
+    python benchmarks/connect_client.py [--requests 200] [--rounds 5] [--smoke]
 
 Ways of getting one ``/act`` answered by the random Cactus sample bot, each bot in a
 process of its own as a user runs it (``python -m sample_bots.cactus_random ...``), the
@@ -24,6 +24,7 @@ Prints the median time per decision of each, and the ratios connect / webhook an
 connect / floor.  The fake arena is ``http.server``, not the arena's own web server:
 the end-to-end figure is for a benchmark against the real arena.  Needs the arena
 package (the sample bot) and the SDK importable (``pip install -e ./sdk``).
+``--smoke``: one round of 5 decisions each way.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "sdk" / "tests"))  # the fake arena of the SDK's tests
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from _common import parse_args, print_versions  # noqa: E402
 from arenabot import sign, signed_headers  # noqa: E402
 from fake_arena import BotProcess, FakeArena, golden_requests  # noqa: E402
 from sdk_roundtrip import round_trips  # noqa: E402
@@ -133,10 +135,11 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=5, help="turns each way takes")
     parser.add_argument("--floor", metavar="URL", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = parse_args(parser, smoke={"requests": 5, "rounds": 1})
     if args.floor:
         floor_main(args.floor)
         return
+    print_versions()
 
     arenas = {name: FakeArena(SECRET, poll_seconds=60) for name in ("connect", "connect8", "floor")}
     bot = "sample_bots.cactus_random"

@@ -1,6 +1,6 @@
 """Engine speed: random play, games/s and answers/s, with and without views.
 
-    python benchmarks/engine.py [--seconds 3] [--games cactus,president]
+    python benchmarks/engine.py [--seconds 3] [--games cactus,president] [--smoke]
 
 An *answer* is one seat's action in one step (a reaction window asked of four seats is
 four answers).  "with views" builds the view of every seat asked, each step, as the
@@ -9,6 +9,7 @@ referee does before it asks a bot.  Runs pinned to one core.
 When ``open_spiel`` is installed (``pip install -e .[bench]``) it also measures
 OpenSpiel's C++ ``dou_dizhu`` under the same random play, with ``observation_string``
 for the acting player as its "view", in the same run, and prints our ratio to it.
+``--smoke``: 0.05 s per measurement (one game at least).
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import parse_args, print_versions
 
 from arena.games import GAMES
 
@@ -87,7 +91,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="per measurement")
     parser.add_argument("--games", help="comma-separated labels' game ids to run")
-    args = parser.parse_args()
+    args = parse_args(parser, smoke={"seconds": 0.05})
+    print_versions("open_spiel")
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
 

@@ -1,7 +1,7 @@
 """What drawing the table costs: a match's frames (``arena.match.frames``) against re-simulating
 the same match from its record, measured in the same run.
 
-    python benchmarks/frames.py [--repeat 3] [--seed 1]
+    python benchmarks/frames.py [--repeat 3] [--seed 1] [--smoke]
 
 For one long match of each game (house bots, fixed seeds), timed ``--repeat`` times:
 
@@ -13,7 +13,7 @@ For one long match of each game (house bots, fixed seeds), timed ``--repeat`` ti
   (re-simulated from its steps so far, then one frame).
 
 Printed: each time (min / median / max, ms), its ratio to the baseline's median, and the
-answer's size (JSON, compact frames, gzip) per perspective.
+answer's size (JSON, compact frames, gzip) per perspective.  ``--smoke``: each timed once.
 """
 
 from __future__ import annotations
@@ -31,6 +31,9 @@ from typing import Any
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import parse_args, print_versions
 
 from arena.games import make_policy
 from arena.match.frames import compact, live_frames, record_frames
@@ -84,7 +87,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
+    args = parse_args(parser, smoke={"repeat": 1})
+    print_versions("orjson")
     print(f"{'game / what':<34}{'min':>8} {'median':>8} {'max':>8}   ratio   size")
     for game, players, preset in MATCHES:
         measure(game, players, preset, args.seed, args.repeat)

@@ -1,6 +1,6 @@
 """What the probes, the status and a tournament's warnings cost a request.
 
-    python benchmarks/health.py [--repeat 3] [--requests 200]
+    python benchmarks/health.py [--repeat 3] [--requests 200] [--smoke]
 
 One app on a fresh SQLite database (in process, Flask's test client: no network) with
 three bots and a round robin of 240 matches, 120 of them finished with faults, the rest
@@ -16,7 +16,7 @@ queued, made a minute ago.  Timed, per request:
 - ``tournament, worker alive``: the same with a live worker (no warning).
 
 Printed: milliseconds per request, min / median / max over ``--repeat`` runs, and each
-one's ratio to the baseline's median.
+one's ratio to the baseline's median.  ``--smoke``: one run of 3 requests each.
 """
 
 from __future__ import annotations
@@ -34,7 +34,9 @@ from typing import Any
 from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _common import parse_args, print_versions
 from sqlalchemy import select, update
 
 from arena.app import create_app
@@ -103,7 +105,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--requests", type=int, default=200)
-    args = parser.parse_args()
+    args = parse_args(parser, smoke={"repeat": 1, "requests": 3})
+    print_versions("flask", "sqlalchemy", "sqlite")
     folder = Path(tempfile.mkdtemp(prefix="bench-health-"))
     try:
         app, tid = scene(folder)

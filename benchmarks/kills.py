@@ -1,7 +1,8 @@
 """What worker deaths cost a tournament: matches lost, and deals shown twice.
 
     python benchmarks/kills.py [--lane services|embedded] [--matches 180] [--kills 4]
-        [--every 12] [--workers 2] [--latency-ms 100]
+        [--every 12] [--workers 2] [--latency-ms 100] [--seconds 600] [--warmup 3]
+        [--lease-seconds S] [--smoke]
 
 ``arena serve``, ``--workers`` worker processes and four SDK bots in processes of their own
 (answering after ``--latency-ms``) play a round robin of ``--matches`` two-seat Cactus
@@ -11,6 +12,12 @@ how long the tournament took, and, for the seats of every attempt after a match'
 how many saw a first view identical to one an earlier attempt of the same match had shown
 that seat (the bots write a digest of each attempt's first view).  Run it on two
 checkouts to compare them: it uses only the API, the command line and the protocol.
+A tournament still unfinished after ``--seconds`` makes it exit with an error, once the
+figures are printed.  ``--lease-seconds`` sets the arena's ``ARENA_LEASE_SECONDS`` (how
+soon a dead worker's matches are taken over).
+
+``--smoke``: the embedded lane, 12 matches, one worker killed once, 1 s in; bots that
+answer at once, leases of 3 s, 1 s for the worker to start.
 """
 
 from __future__ import annotations
@@ -31,7 +38,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from referee import PYTHONPATH, free_port, process
+from _common import parse_args, print_versions
+from referee import PYTHONPATH, free_ports, processes
 from tournament import api, services_env, wait_http
 
 # an SDK sample bot that answers after the think time and writes, for each attempt of a
@@ -85,15 +93,12 @@ def run(args: argparse.Namespace) -> None:
         data_dir = Path(tempfile.mkdtemp(prefix="arena-kills-"))
         stack.callback(shutil.rmtree, data_dir, True)
         env = {**os.environ, "ARENA_DATA_DIR": str(data_dir), "PYTHONPATH": PYTHONPATH}
+        if args.lease_seconds is not None:
+            env["ARENA_LEASE_SECONDS"] = str(args.lease_seconds)
         if args.lane == "services":
             env.update(stack.enter_context(services_env()))
-        subprocess.run(
-            [sys.executable, "-m", "arena", "db", "upgrade"],
-            env=env,
-            check=True,
-            capture_output=True,
-        )
-        port = free_port()
+        port, *bot_ports = free_ports(5)
+        # arena serve brings the schema to the newest migration itself
         serve = subprocess.Popen(
             [sys.executable, "-m", "arena", "serve", "--port", str(port)],
             env=env,
@@ -102,32 +107,28 @@ def run(args: argparse.Namespace) -> None:
         )
         stack.callback(lambda: (serve.terminate(), serve.wait()))
         base = f"http://127.0.0.1:{port}"
-        wait_http(base + "/api/games")
 
+        # each bot starts unsigned (while the server starts), is registered, restarts
+        # with its secret
         log = data_dir / "first-views.jsonl"
-        bot_ids = []
-        for i, policy in enumerate(["heuristic", "random", "random", "random"]):
-            bot_port = free_port()
-            argv = [
-                sys.executable,
-                "-c",
-                VIEW_BOT,
-                "cactus",
-                policy,
-                str(args.latency_ms),
-                str(log),
-                "--port",
-                str(bot_port),
-            ]
-            with process(argv, bot_port) as url:
-                bot = api(
-                    base,
-                    "POST",
-                    "/api/bots",
-                    {"name": f"kills-{i}", "endpoint": url, "owner": "bench"},
-                )
-            stack.enter_context(process([*argv, f"--secret={bot['signing_secret']}"], bot_port))
-            bot_ids.append(bot["id"])
+        policies = ["heuristic", "random", "random", "random"]
+        unsigned = [
+            ([sys.executable, "-c", VIEW_BOT, "cactus", policy, str(args.latency_ms), str(log),
+              "--port", str(bot_port)], bot_port)
+            for policy, bot_port in zip(policies, bot_ports, strict=True)
+        ]  # fmt: skip
+        with processes(unsigned) as urls:
+            wait_http(base + "/api/games", proc=serve)
+            bots = []
+            for i, url in enumerate(urls):
+                body = {"name": f"kills-{i}", "endpoint": url, "owner": "bench"}
+                bots.append(api(base, "POST", "/api/bots", body))
+        signed = [
+            ([*argv, f"--secret={bot['signing_secret']}"], bot_port)
+            for (argv, bot_port), bot in zip(unsigned, bots, strict=True)
+        ]
+        stack.enter_context(processes(signed))
+        bot_ids = [bot["id"] for bot in bots]
 
         workers: list[subprocess.Popen[bytes]] = []
 
@@ -154,7 +155,7 @@ def run(args: argparse.Namespace) -> None:
         stack.callback(stop_workers)
         for _ in range(args.workers):
             start_worker()
-        time.sleep(3)  # the workers connect to the broker
+        time.sleep(args.warmup)  # the workers connect to the broker
         games = -(-args.matches // 6)  # six pairings of four bots, an even number each
         tournament = api(
             base,
@@ -172,6 +173,7 @@ def run(args: argparse.Namespace) -> None:
         tid = tournament["id"]
         started = time.monotonic()
         kills = 0
+        gave_up = False
         while True:
             elapsed = time.monotonic() - started
             if kills < args.kills and elapsed >= args.every * (kills + 1):
@@ -186,6 +188,7 @@ def run(args: argparse.Namespace) -> None:
                 break
             if elapsed > args.seconds:
                 print(f"  gave up waiting after {elapsed:.0f} s: {progress}")
+                gave_up = True
                 break
             time.sleep(0.5)
         elapsed = time.monotonic() - started
@@ -199,6 +202,8 @@ def run(args: argparse.Namespace) -> None:
         f"{progress['failed']} failed, in {elapsed:.0f} s"
     )
     print(f"  seats of a match's later attempts: {again}, shown a first view again: {repeated}")
+    if gave_up:
+        sys.exit(f"the tournament did not finish within {args.seconds:g} s")
 
 
 def main() -> None:
@@ -210,7 +215,26 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--latency-ms", type=float, default=100.0)
     parser.add_argument("--seconds", type=float, default=600.0)
-    run(parser.parse_args())
+    parser.add_argument("--warmup", type=float, default=3.0, help="seconds for workers to start")
+    parser.add_argument(
+        "--lease-seconds", type=float, default=None, help="ARENA_LEASE_SECONDS (default 15)"
+    )
+    args = parse_args(
+        parser,
+        smoke={
+            "lane": "embedded",
+            "matches": 6,
+            "kills": 1,
+            "every": 1.0,
+            "workers": 1,
+            "latency_ms": 0.0,
+            "seconds": 120.0,
+            "lease_seconds": 3.0,
+            "warmup": 1.0,
+        },
+    )
+    print_versions("celery", "kombu", *(["redis", "psycopg"] if args.lane == "services" else []))
+    run(args)
 
 
 if __name__ == "__main__":

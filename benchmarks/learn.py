@@ -1,7 +1,7 @@
 """Training speed: environment steps per second, observation encoding included, for every
 game, against OpenSpiel's C++ ``dou_dizhu`` with ``observation_tensor`` in the same run.
 
-    python benchmarks/learn.py [--seconds 3] [--repeat 3] [--games cactus,president]
+    python benchmarks/learn.py [--seconds 3] [--repeat 3] [--games cactus,president] [--smoke]
 
 A *step* is one decision of one agent: PettingZoo's loop (``agent_iter``, ``last``,
 ``step``) with a uniform choice among the indices of the action mask; the steps that
@@ -10,7 +10,8 @@ player's ``observation_tensor`` as a numpy array and its ``legal_actions`` (dou_
 legal-action mask is 26,057 wide, so a learner asks the list), then applies a uniform
 choice; chance nodes are not counted.  Each figure is measured ``--repeat`` times,
 interleaved with the baseline, and the ratio printed as min/median/max.  Pinned to one
-core.  Needs ``pip install -e ".[learn,bench]"``.
+core.  Needs ``pip install -e ".[learn,bench]"``.  ``--smoke``: one measurement of 0.05 s
+(one game at least) per figure.
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np
+from _common import parse_args, print_versions
 
 from arena.learn import env, legal
 from benchmarks.engine import CONFIGS, measure, play_dou_dizhu  # the same games and loops
@@ -57,7 +60,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="per measurement")
     parser.add_argument("--repeat", type=int, default=3, help="measurements per figure")
     parser.add_argument("--games", help="comma-separated game ids to run")
-    args = parser.parse_args()
+    args = parse_args(parser, smoke={"seconds": 0.05, "repeat": 1})
+    print_versions("open_spiel", "pettingzoo", "numpy")
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     try:

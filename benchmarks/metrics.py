@@ -1,6 +1,6 @@
 """What the metrics cost: a worker counting a played match, and the web's /metrics scrape.
 
-    python benchmarks/metrics.py [--repeat 3] [--matches 200] [--rows 100000]
+    python benchmarks/metrics.py [--repeat 3] [--matches 200] [--rows 100000] [--smoke]
 
 - ``count a match``: ``arena.metrics.worker.match_played`` on the records of ``--matches``
   four-seat Cactus matches, against the baseline of playing those matches with in-process
@@ -12,7 +12,7 @@
   empty database.
 
 Printed: milliseconds, min / median / max over ``--repeat`` runs, and each one's ratio
-to its baseline's median.
+to its baseline's median.  ``--smoke``: one run, 2 matches, a database of 200 matches.
 """
 
 from __future__ import annotations
@@ -27,9 +27,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _common import parse_args, print_versions
 from sqlalchemy import insert
 
+from arena import sealing
 from arena.app import create_app
 from arena.config import Config
 from arena.db import Database
@@ -72,7 +75,9 @@ def matches(n: int) -> Callable[[], list]:
 
 def database_with(rows: int, folder: Path) -> Config:
     path = folder / f"arena-{rows}.sqlite3"
-    database = Database(f"sqlite:///{path}")
+    config = Config(database_url=f"sqlite:///{path}", data_dir=folder, secret_key="x", testing=True)
+    sealing.use(config)  # the bots' secrets sealed with the key the app opens them with
+    database = Database(config.database_url)
     database.upgrade()
     with database.session() as s:
         bots = [
@@ -91,7 +96,7 @@ def database_with(rows: int, folder: Path) -> Config:
                 ],
             )
     database.dispose()
-    return Config(database_url=f"sqlite:///{path}", data_dir=folder, secret_key="x", testing=True)
+    return config
 
 
 def main() -> None:
@@ -99,7 +104,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--matches", type=int, default=200)
     parser.add_argument("--rows", type=int, default=100_000)
-    args = parser.parse_args()
+    args = parse_args(parser, smoke={"repeat": 1, "matches": 2, "rows": 200})
+    print_versions("prometheus-client", "flask", "sqlalchemy", "sqlite")
 
     print(f"{'':<28} {'min':>9} {'median':>9} {'max':>9}")
     play = matches(args.matches)

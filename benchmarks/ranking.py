@@ -3,7 +3,7 @@ remove: balanced tournaments played in process by house policies.
 
     python benchmarks/ranking.py [--games cactus,cactus-game,president] [--bots 12]
         [--seats 4] [--checkpoints 4,8,16,32] [--repeat 3] [--variance-matches 400]
-        [--field-rate 0.5] [--skip-ranking] [--skip-variance]
+        [--field-rate 0.5] [--skip-ranking] [--skip-variance] [--smoke]
 
 Ranking: ``--bots`` bots of graded strength, bot i playing the game's heuristic policy
 but a uniformly random legal action with probability i / (bots - 1) (bot 0 is the pure
@@ -22,6 +22,9 @@ matches as deals played once per rotation; one observation is the mean over a de
 rotations, and its variance times the number of rotations is the variance per match
 played.  The ratio duplicate / independent is the share of the variance that is left (the
 baseline, independent deals, is measured in the same run).
+
+``--smoke``: one seed, 4 bots to the first checkpoint (4 matches each), 8 matches of
+variance.
 """
 
 from __future__ import annotations
@@ -35,6 +38,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import parse_args, print_versions
 
 from arena.competition import formats
 from arena.competition.ratings import fit_ratings
@@ -161,7 +167,8 @@ def variance(game: str, seats: int, n_matches: int, repeat: int, field_rate: flo
     print(f"  mean score           {spread([m for m, _, _ in rows])}")
     print(f"  independent (base)   {spread([v for _, v, _ in rows])}")
     print(f"  duplicate            {spread([d for _, _, d in rows])}")
-    print(f"  ratio dup / indep    {spread([d / v for _, v, d in rows])}")
+    ratios = [d / v if v else float("nan") for _, v, d in rows]  # v = 0: every match alike
+    print(f"  ratio dup / indep    {spread(ratios)}")
 
 
 def main() -> int:
@@ -175,7 +182,10 @@ def main() -> int:
     parser.add_argument("--field-rate", type=float, default=0.5)
     parser.add_argument("--skip-ranking", action="store_true")
     parser.add_argument("--skip-variance", action="store_true")
-    args = parser.parse_args()
+    args = parse_args(
+        parser, smoke={"bots": 4, "checkpoints": "4", "repeat": 1, "variance_matches": 8}
+    )
+    print_versions("numpy")
     checkpoints = sorted({int(k) for k in args.checkpoints.split(",")})
     if any(k % args.seats for k in checkpoints):
         parser.error("every checkpoint must be a multiple of --seats (duplicate deals)")

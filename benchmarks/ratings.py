@@ -2,7 +2,7 @@
 they replaced, measured in the same run.
 
     python benchmarks/ratings.py [--sizes 1000,10000,50000] [--bots 32] [--seats 4]
-        [--baseline-max 10000] [--db-matches 50000] [--repeat 3] [--seed 1]
+        [--baseline-max 10000] [--db-matches 50000] [--repeat 3] [--seed 1] [--smoke]
 
 Fit: for each size, a synthetic history of ``--seats``-seat matches among ``--bots`` bots
 of known strengths (Plackett-Luce finishing orders, ``simulate`` of the tests) is fitted
@@ -19,6 +19,8 @@ own); then timed: ``rated_history`` (one query), the loader it replaced (one que
 match, the baseline), ``rebuild_ratings`` (what ``arena ratings rebuild`` runs: the
 history, the Elo replay, the fit, storing it), a refit that fits (``refit_game`` after the
 stored fit is marked out of date) and one that finds the history unchanged.
+
+``--smoke``: 200 matches among 8 bots, fitted both ways and in the database, once.
 """
 
 from __future__ import annotations
@@ -34,12 +36,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from sqlalchemy import insert, select, update
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _common import parse_args, print_versions
+
+from arena import sealing
 from arena.competition.ratings import fit_ratings
+from arena.config import Config
 from arena.db import Database
 from arena.models import Bot, Match, MatchSeat, RatingFit, bot_name_key
 from arena.worker.refits import rated_history, rebuild_ratings, refit_game
@@ -162,7 +168,10 @@ def bench_database(args: argparse.Namespace) -> None:
     rng = random.Random(args.seed + 1)
     history = simulate(rng, ladder(args.bots, rng), size, args.seats)
     with tempfile.TemporaryDirectory() as folder:
-        database = Database(f"sqlite:///{Path(folder) / 'arena.sqlite3'}")
+        config = Config(database_url=f"sqlite:///{Path(folder) / 'arena.sqlite3'}",
+                        data_dir=Path(folder))  # fmt: skip
+        sealing.use(config)  # the bots' secrets sealed with a key of this database's own
+        database = Database(config.database_url)
         try:
             database.upgrade()
             fill_times, _ = timed(lambda: fill(database, history), 1)
@@ -207,12 +216,10 @@ def main() -> None:
     parser.add_argument("--db-matches", type=int, default=50_000)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
+    args = parse_args(parser, smoke={"sizes": "200", "bots": 8, "db_matches": 200, "repeat": 1})
     args.sizes = [int(s) for s in args.sizes.split(",") if s]
-    print(
-        f"python {platform.python_version()}, numpy {np.__version__}, "
-        f"{platform.machine()}, repeat {args.repeat}"
-    )
+    print_versions("choix", "numpy", "scipy", "sqlite")
+    print(f"{platform.machine()}, repeat {args.repeat}")
     bench_fit(args)
     if args.db_matches:
         bench_database(args)

@@ -1,13 +1,14 @@
 """The referee over HTTP: time per decision in full matches against SDK random bots,
 against a raw ``http.client`` round trip to a stdlib server measured in the same run.
 
-    python benchmarks/referee.py [--matches 3]
+    python benchmarks/referee.py [--matches 3] [--round-trips 1000] [--smoke]
 
 A decision's time covers everything the referee does for it: building the view, signing,
 the round trip, the bot parsing the view and choosing, checking the answer, applying it.
 The baseline is the floor of the transport alone: a real ``/act`` body of the same game
 posted over one keep-alive connection to a server that answers a canned body in one
-write.  The last column is the referee process's own CPU time per decision.
+write (the median of ``--round-trips``).  The last column is the referee process's own
+CPU time per decision.  ``--smoke``: one match of each game, 50 round trips.
 
 Bots and the baseline server run in processes of their own, as real bots do: threads in
 the referee's process would compete with it for the interpreter lock.
@@ -22,12 +23,14 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _common import parse_args, print_versions
 from sdk_roundtrip import act_body, round_trips
 
 from arena.games import GAMES
@@ -55,25 +58,54 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@contextmanager
-def process(argv: list[str], port: int):  # type: ignore[no-untyped-def]
-    """A server process, once it accepts connections on ``port``."""
-    env = {**os.environ, "PYTHONPATH": PYTHONPATH}
-    proc = subprocess.Popen(argv, env=env, stderr=subprocess.DEVNULL)
+def free_ports(n: int) -> list[int]:
+    """``n`` different free ports."""
+    ports: list[int] = []
+    while len(ports) < n:
+        port = free_port()
+        if port not in ports:
+            ports.append(port)
+    return ports
+
+
+def accepts(port: int) -> bool:
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
+        socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+        return True
+    except OSError:
+        return False
+
+
+@contextmanager
+def processes(commands: list[tuple[list[str], int]]) -> Iterator[list[str]]:
+    """Server processes, each ``(argv, port)``, started at once; their URLs once each
+    accepts connections on its port."""
+    env = {**os.environ, "PYTHONPATH": PYTHONPATH}
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        for argv, _ in commands:
+            procs.append(subprocess.Popen(argv, env=env, stderr=subprocess.DEVNULL))
+        deadline = time.monotonic() + 30
+        for proc, (argv, port) in zip(procs, commands, strict=True):
+            while not accepts(port):
+                if proc.poll() is not None:
+                    raise RuntimeError(f"{argv} exited ({proc.returncode})")
                 if time.monotonic() > deadline:
-                    raise RuntimeError(f"{argv} did not start") from None
+                    raise RuntimeError(f"{argv} did not start")
                 time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}"
+        yield [f"http://127.0.0.1:{port}" for _, port in commands]
     finally:
-        proc.terminate()
-        proc.wait()
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            proc.wait()
+
+
+@contextmanager
+def process(argv: list[str], port: int) -> Iterator[str]:
+    """A server process, once it accepts connections on ``port``: its URL."""
+    with processes([(argv, port)]) as (url,):
+        yield url
 
 
 def per_decision(game: str, matches: int) -> tuple[float, float, int]:
@@ -81,53 +113,52 @@ def per_decision(game: str, matches: int) -> tuple[float, float, int]:
     the number of decisions."""
     n = PLAYERS.get(game, GAMES[game].min_players)
     module = f"sample_bots.{game.replace('-', '_')}_random"
-    ports = [free_port() for _ in range(n)]
+    ports = free_ports(n)
     bots = [
-        process([sys.executable, "-m", module, "--port", str(p), "--secret", SECRET], p)
-        for p in ports
+        ([sys.executable, "-m", module, "--port", str(p), "--secret", SECRET], p) for p in ports
     ]
-    urls = [bot.__enter__() for bot in bots]
-    clients = [HttpClient(url, SECRET, f"random{i}") for i, url in enumerate(urls)]
-    referee = Referee()
-    asked = 0
-    try:
-        referee.run(game, clients, seed=matches, match_id="warm-up")
-        started, cpu = time.perf_counter(), time.process_time()
-        for m in range(matches):
-            record = referee.run(game, clients, seed=m, match_id=f"bench-{m}")
-            for step in record.steps:  # format 2 (a list of decisions) or 1 (an object)
-                decisions = step["decisions"] if isinstance(step, dict) else step
-                asked += len(decisions)
-                assert not any(d.get("fault") for d in decisions)
-        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
-    finally:
-        for client in clients:
-            client.close()
-        for bot in bots:
-            bot.__exit__(None, None, None)
+    with processes(bots) as urls:
+        clients = [HttpClient(url, SECRET, f"random{i}") for i, url in enumerate(urls)]
+        referee = Referee()
+        asked = 0
+        try:
+            referee.run(game, clients, seed=matches, match_id="warm-up")
+            started, cpu = time.perf_counter(), time.process_time()
+            for m in range(matches):
+                record = referee.run(game, clients, seed=m, match_id=f"bench-{m}")
+                for step in record.steps:  # format 2 (a list of decisions) or 1 (an object)
+                    decisions = step["decisions"] if isinstance(step, dict) else step
+                    asked += len(decisions)
+                    assert not any(d.get("fault") for d in decisions)
+            elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+        finally:
+            for client in clients:
+                client.close()
     return elapsed / asked, cpu / asked, asked
 
 
-def raw_round_trip(body: bytes) -> float:
-    """The median raw round trip of ``body`` to the baseline server."""
+def raw_round_trip(body: bytes, n: int = 1000) -> float:
+    """The median of ``n`` raw round trips of ``body`` to the baseline server."""
     port = free_port()
     here = str(Path(__file__).resolve().parent)
     with process([sys.executable, "-c", BASELINE_SERVER, str(port), here], port):
         round_trips(port, body, 50)  # warm up
-        return statistics.median(round_trips(port, body, 1000))
+        return statistics.median(round_trips(port, body, n))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=3)
-    args = parser.parse_args()
+    parser.add_argument("--round-trips", type=int, default=1000, help="of the baseline")
+    args = parse_args(parser, smoke={"matches": 1, "round_trips": 50})
+    print_versions()
     print(
         f"{'game':<14}{'decisions':>10}{'/act bytes':>11}{'raw us':>8}{'us/decision':>13}"
         f"{'vs raw':>8}{'referee CPU us':>16}"
     )
     for game in sorted(GAMES):
         body = act_body(game, PLAYERS.get(game, GAMES[game].min_players))
-        raw = raw_round_trip(body)
+        raw = raw_round_trip(body, args.round_trips)
         seconds, cpu, asked = per_decision(game, args.matches)
         print(
             f"{game:<14}{asked:>10}{len(body):>11}{raw * 1e6:>8.0f}{seconds * 1e6:>13.0f}"

@@ -1,20 +1,28 @@
 """Registrations against a bot that never answers, and every other page meanwhile.
 
     python benchmarks/registration_stall.py [--repeat 3] [--registrations 16] [--seconds 15]
+        [--web-workers N] [--smoke]
 
 Runs the deployment's web command (``deploy/Dockerfile``'s ``CMD``, read from it, bound
-to a free loopback port) with the local profile on a fresh data directory, and a tarpit
-bot: it accepts connections and never answers.  Four reader threads ask ``GET /`` and
-``GET /api/bots`` in turn for ``--seconds``; meanwhile ``--registrations`` threads
-register bots at the tarpit, one after another each (the per-address rate limit is off:
-an attacker has many addresses).  The baseline is the same readers without them.
+to a free loopback port; its program taken from this interpreter's environment first)
+with the local profile on a fresh data directory, and a tarpit bot: it accepts
+connections and never answers.  Four reader threads ask ``GET /`` and ``GET /api/bots``
+in turn for ``--seconds``; meanwhile ``--registrations`` threads register bots at the
+tarpit, one after another each (the per-address rate limit is off: an attacker has many
+addresses).  The baseline is the same readers without them.
 
 - before: the command before it had threads (``--workers 4``, sync workers) and the
   health check as it was (``GET /`` given 5 s, no limit on how many at once), set by a
   gunicorn hook;
 - after: the command as the Dockerfile has it, and the health check as the code has it.
 
+``--web-workers`` sets both commands' ``--workers`` (default: the Dockerfile's).
+
 Every figure: the readers' p50 and p99 latency, min / median / max over ``--repeat`` runs.
+A reader's request that times out counts with its time; one the server answers with an
+error status makes the script exit with an error once the figures are printed.
+
+``--smoke``: one run, 1 registration, 1 s of readers, 1 web worker.
 """
 
 from __future__ import annotations
@@ -35,6 +43,9 @@ import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import parse_args, print_versions
 
 from arena.config import from_env
 from arena.db import Database
@@ -53,17 +64,27 @@ def post_fork(server, worker):
 
 
 def deployed_command() -> list[str]:
-    """The web command of the image: its CMD, as JSON."""
+    """The web command of the image: its CMD, as JSON, its program (``gunicorn``) that of
+    this interpreter's environment when it has one (a virtual environment not on PATH)."""
     text = (ROOT / "deploy" / "Dockerfile").read_text()
     found = re.search(r"^CMD\s+(\[.*\])\s*$", text, re.MULTILINE)
     if found is None:
         raise SystemExit("deploy/Dockerfile has no CMD [...] line")
-    return json.loads(found[1])
+    command = json.loads(found[1])
+    beside = Path(sys.executable).parent / command[0]
+    return [str(beside) if beside.exists() else command[0], *command[1:]]
 
 
 def with_bind(command: list[str], port: int) -> list[str]:
     out = list(command)
     out[out.index("--bind") + 1] = f"127.0.0.1:{port}"
+    return out
+
+
+def with_workers(command: list[str], workers: int | None) -> list[str]:
+    out = list(command)
+    if workers is not None:
+        out[out.index("--workers") + 1] = str(workers)
     return out
 
 
@@ -149,9 +170,14 @@ def wait_up(base: str, proc: subprocess.Popen[bytes]) -> None:
     raise SystemExit("the web command did not answer within 60 s")
 
 
-def measure(base: str, seconds: float, registrations: int, tarpit: str | None) -> list[float]:
+def measure(
+    base: str, seconds: float, registrations: int, tarpit: str | None
+) -> tuple[list[float], int]:
+    """The readers' latencies, and how many of their requests the server answered with an
+    error status."""
     stop = threading.Event()
     latencies: list[float] = []
+    refused = [0]
     outcomes: dict[int, int] = {}
 
     def read(i: int) -> None:
@@ -162,8 +188,10 @@ def measure(base: str, seconds: float, registrations: int, tarpit: str | None) -
             try:
                 with urllib.request.urlopen(base + paths[k % 2], timeout=60) as response:
                     response.read()
+            except urllib.error.HTTPError:
+                refused[0] += 1
             except (urllib.error.URLError, OSError):
-                pass
+                pass  # timed out: its time is the figure
             latencies.append(time.perf_counter() - began)
             k += 1
             time.sleep(0.05)
@@ -199,7 +227,7 @@ def measure(base: str, seconds: float, registrations: int, tarpit: str | None) -
         thread.join()
     if outcomes:
         print(f"    registrations answered: {dict(sorted(outcomes.items()))}", flush=True)
-    return latencies
+    return latencies, refused[0]
 
 
 def one_run(command: list[str], args: argparse.Namespace) -> dict[str, float]:
@@ -210,8 +238,8 @@ def one_run(command: list[str], args: argparse.Namespace) -> dict[str, float]:
         base = f"http://127.0.0.1:{port}"
         try:
             wait_up(base, proc)
-            quiet = measure(base, args.seconds, 0, None)
-            stalled = measure(base, args.seconds, args.registrations, tarpit.url)
+            quiet, quiet_refused = measure(base, args.seconds, 0, None)
+            stalled, refused = measure(base, args.seconds, args.registrations, tarpit.url)
         finally:
             proc.terminate()
             try:
@@ -225,6 +253,7 @@ def one_run(command: list[str], args: argparse.Namespace) -> dict[str, float]:
         "quiet_p99": percentile(quiet, 0.99),
         "p50": percentile(stalled, 0.5),
         "p99": percentile(stalled, 0.99),
+        "refused": quiet_refused + refused,
     }
 
 
@@ -237,8 +266,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--registrations", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=15.0)
-    args = parser.parse_args()
-    deployed = deployed_command()
+    parser.add_argument("--web-workers", type=int, help="--workers (default: the Dockerfile's)")
+    args = parse_args(
+        parser, smoke={"repeat": 1, "registrations": 1, "seconds": 1.0, "web_workers": 1}
+    )
+    print_versions("gunicorn")
+    deployed = with_workers(deployed_command(), args.web_workers)
     with tempfile.TemporaryDirectory() as tmp:
         hook = Path(tmp) / "old_check.py"
         hook.write_text(OLD_CHECK)
@@ -260,6 +293,9 @@ def main() -> None:
             f"p99 {spread([r['quiet_p99'] for r in runs])}  |  tarpit p50 "
             f"{spread([r['p50'] for r in runs])}  p99 {spread([r['p99'] for r in runs])}"
         )
+    refused = sum(r["refused"] for runs in results.values() for r in runs)
+    if refused:
+        sys.exit(f"{refused} readers' requests were answered with an error status")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@ thread-per-connection server it replaced ("before", ``sdk/arenabot/server.py`` a
 was at ``--before``), in the same run, each in a process of its own serving a sample bot
 (cactus, random) with a secret.
 
-    python benchmarks/sdk_hostile.py [--runs 3] [--hostile 3000] [--burst 1000]
+    python benchmarks/sdk_hostile.py [--runs 3] [--hostile 3000] [--burst 1000] [--smoke]
 
 Four figures, each on a fresh server process:
 
@@ -26,7 +26,8 @@ Four figures, each on a fresh server process:
 
 Prints each figure per run and the min/median/max over ``--runs``.  Needs Linux (RSS is
 read from /proc) and git (for the old server), and is run from the repository root.
-Everything stays on 127.0.0.1; every loop is bounded in count and time.
+Everything stays on 127.0.0.1; every loop is bounded in count and time.  ``--smoke``:
+one run of 2 heads, 6 hostile connections, a burst of 4 and 6 requests of the client.
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # sample_bots
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from _common import parse_args, print_versions  # noqa: E402
 
 SECRET = "benchmark-secret-0123456789"
 TIMEOUT = 2.25  # seconds: a standard arena's deadline and its network grace
@@ -569,7 +573,11 @@ def main() -> None:
     parser.add_argument("--hostile", type=int, default=3000)
     parser.add_argument("--burst", type=int, default=1000)
     parser.add_argument("--requests", type=int, default=300, help="the client's, under attack")
-    args = parser.parse_args()
+    args = parse_args(
+        parser, smoke={"runs": 1, "heads": 2, "hostile": 6, "burst": 4, "requests": 6}
+    )
+    print_versions()
+    print(f"before: sdk/arenabot/server.py at {args.before}", flush=True)
     raise_open_files()
     old = subprocess.run(
         ["git", "-C", str(ROOT), "show", f"{args.before}:sdk/arenabot/server.py"],

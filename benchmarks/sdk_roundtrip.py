@@ -2,14 +2,15 @@
 server that also answers in one write with TCP_NODELAY (the transport's floor), over one
 keep-alive ``http.client`` connection on loopback.
 
-    python benchmarks/sdk_roundtrip.py [--requests 200] [--rounds 5] [--before REV]
+    python benchmarks/sdk_roundtrip.py [--requests 200] [--rounds 5] [--before REV] [--smoke]
 
 Prints the median time per round trip of each and the ratio SDK / baseline.  A third line
 shows what a server that writes headers and body separately without TCP_NODELAY costs
 (Nagle's algorithm waiting for the client's delayed ACK).  With ``--before REV``, the
 SDK's server as it was at git revision REV serves the random sample bot too, taking
 turns with the others.  Needs the SDK (``pip install -e ./sdk``) and is run from the
-repository root.
+repository root.  ``--smoke``: one round of 5 round trips.  Other benchmarks import
+``act_body``, ``round_trips`` and ``OneWrite`` from it.
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # sample_bots
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _common import parse_args, print_versions
 from arenabot import make_server, signed_headers
 
 from arena.games import GAMES
@@ -131,6 +134,7 @@ def old_server_module(revision: str) -> Any:
     """``sdk/arenabot/server.py`` as it was at ``revision``, imported under another name."""
     source = subprocess.run(
         ["git", "show", f"{revision}:sdk/arenabot/server.py"],
+        cwd=Path(__file__).resolve().parent.parent,
         capture_output=True,
         text=True,
         check=True,
@@ -152,7 +156,8 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=5, help="turns each server takes")
     parser.add_argument("--before", help="git revision of an older SDK server to compare")
-    args = parser.parse_args()
+    args = parse_args(parser, smoke={"requests": 5, "rounds": 1})
+    print_versions()
     body = act_body()
     print(
         f"/act body: {len(body)} bytes; {args.rounds} x {args.requests} sequential round trips "

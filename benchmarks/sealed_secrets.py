@@ -3,14 +3,14 @@ whole ``Bot`` rows, as a page of bots or a match's plan does, against loading th
 rows without the secret column (the baseline: what a load cost before, less one short
 string), in the same run.
 
-    python benchmarks/sealed_secrets.py [--bots 2000] [--repeat 3]
+    python benchmarks/sealed_secrets.py [--bots 2000] [--repeat 3] [--smoke]
 
 A SQLite database (in a temporary directory) is brought to the newest schema and filled
 with ``--bots`` bots, each with its secret sealed.  Timed, ``--repeat`` times each: every
 bot loaded whole by a process that has opened none of the secrets yet (cold: each one
 opened), the same again (warm: the process's opened values are reused), and every bot
 loaded without its secret.  Printed: the times (min / median / max), the ratios to the
-baseline (medians) and the cost of opening one secret.
+baseline (medians) and the cost of opening one secret.  ``--smoke``: 10 bots, once.
 """
 
 from __future__ import annotations
@@ -27,6 +27,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import defer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import parse_args, print_versions
 
 from arena import sealing
 from arena.config import Config
@@ -51,7 +54,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bots", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
+    args = parse_args(parser, smoke={"bots": 10, "repeat": 1})
+    print_versions("cryptography", "sqlalchemy", "sqlite")
     with tempfile.TemporaryDirectory() as folder:
         sealing.use(Config(data_dir=Path(folder)))
         database = Database(f"sqlite:///{folder}/arena.sqlite3")

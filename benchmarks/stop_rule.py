@@ -1,7 +1,7 @@
 """What the gauntlet's stop rule costs a worker storing results.
 
     python benchmarks/stop_rule.py [--database sqlite|postgresql] [--repeat 3]
-        [--challengers 4] [--matches 300]
+        [--challengers 4] [--matches 300] [--smoke]
 
 Two gauntlets with the same schedule (``--challengers`` challengers against twelve field
 bots at two seats, ``--matches`` matches each): one with a stop rule that never decides
@@ -12,6 +12,7 @@ is not the schedule's: each block of 50 matches finishes last to first, so on a
 checkout that counts results in schedule order 49 of every 50 wait and are then let in
 together.  Printed: milliseconds per stored result, min / median / max over
 ``--repeat`` runs, and the ratio of the gauntlet with the stop rule to the baseline.
+``--smoke``: SQLite, one run, one challenger of 4 matches.
 """
 
 from __future__ import annotations
@@ -26,13 +27,16 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _common import parse_args, print_versions
 from sqlalchemy import func, select
 
 from arena.match.referee import MatchRecord
 from arena.models import Match, TournamentEntry
 from arena.worker import play, queue, refits
-from benchmarks.tournament_scale import add_bots, database_url, make_app
+from benchmarks.tournament_scale import database_url, make_app
+from tests.support.web import add_many_bots
 
 NEVER_DECIDES = {"elo0": -10, "elo1": 10, "alpha": 0.001, "beta": 0.001}
 BLOCK = 50  # matches that finish last to first
@@ -103,7 +107,10 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--challengers", type=int, default=4)
     parser.add_argument("--matches", type=int, default=300)
-    args = parser.parse_args()
+    args = parse_args(
+        parser, smoke={"database": "sqlite", "repeat": 1, "challengers": 1, "matches": 4}
+    )
+    print_versions("sqlalchemy", "sqlite" if args.database == "sqlite" else "psycopg")
     os.environ.setdefault("ARENA_PROFILE", "local")
     queue.enqueue_matches = lambda config, match_ids: None  # no worker here
     refits.refit_ratings.delay = lambda game: None
@@ -114,7 +121,7 @@ def main() -> int:
         with database_url(args.database) as url, tempfile.TemporaryDirectory() as data_dir:
             app = make_app(url, data_dir)
             client = app.test_client()
-            ids = add_bots(app, args.challengers + 12)
+            ids = add_many_bots(app.extensions["arena.db"], args.challengers + 12)
             orders = {
                 name: finishing_order(
                     app, gauntlet(client, ids, args.challengers, args.matches, sprt)

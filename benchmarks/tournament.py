@@ -3,7 +3,7 @@ of their own that answer after an injected think time, one round robin through t
 
     python benchmarks/tournament.py [--lane embedded|services] [--latency-ms 50]
         [--game cactus-game] [--bots 4] [--seats 4] [--matches 600] [--workers 1]
-        [--seconds 60] [--worker-arg=--concurrency=8 ...]
+        [--seconds 60] [--warmup 3] [--worker-arg=--concurrency=8 ...] [--smoke]
 
 ``embedded`` is the default of a fresh install (a SQLite file and the file-system
 broker); ``services`` makes a PostgreSQL database of its own on 127.0.0.1:5432 and starts
@@ -17,6 +17,9 @@ per decision and their peak memory, and the ratio of the time a match took per d
 to the floor measured in the same run: the engine's own time per decision (the recorded
 matches replayed in-process) + a raw ``http.client`` round trip of the same size to a
 one-write server + the injected think time.
+
+``--smoke``: the embedded lane, two bots at two seats playing two matches with no think
+time, 1 s for the worker to start.
 """
 
 from __future__ import annotations
@@ -43,7 +46,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from referee import PYTHONPATH, free_port, process, raw_round_trip
+from _common import parse_args, print_versions
+from referee import PYTHONPATH, free_port, free_ports, processes, raw_round_trip
 from sdk_roundtrip import act_body
 
 from arena.games import get_game
@@ -157,13 +161,16 @@ def rss_mib(pids: list[int]) -> float:
     return total / 1024
 
 
-def wait_http(url: str, seconds: float = 60) -> None:
+def wait_http(url: str, seconds: float = 60, proc: subprocess.Popen[bytes] | None = None) -> None:
+    """Until ``url`` answers (an error after ``seconds``, or once ``proc`` has exited)."""
     deadline = time.monotonic() + seconds
     while True:
         try:
             urllib.request.urlopen(url, timeout=2).close()
             return
         except OSError:
+            if proc is not None and proc.poll() is not None:
+                raise RuntimeError(f"{proc.args} exited ({proc.returncode})") from None
             if time.monotonic() > deadline:
                 raise RuntimeError(f"{url} did not answer") from None
             time.sleep(0.1)
@@ -199,14 +206,9 @@ def run(args: argparse.Namespace) -> None:
         env = {**os.environ, "ARENA_DATA_DIR": str(data_dir), "PYTHONPATH": PYTHONPATH}
         if args.lane == "services":
             env.update(stack.enter_context(services_env()))
-        subprocess.run(
-            [sys.executable, "-m", "arena", "db", "upgrade"],
-            env=env,
-            check=True,
-            capture_output=True,
-        )
 
-        port = free_port()
+        port, *bot_ports = free_ports(1 + args.bots)
+        # arena serve brings the schema to the newest migration itself
         serve = subprocess.Popen(
             [sys.executable, "-m", "arena", "serve", "--port", str(port)],
             env=env,
@@ -215,25 +217,19 @@ def run(args: argparse.Namespace) -> None:
         )
         stack.callback(lambda: (serve.terminate(), serve.wait()))
         base = f"http://127.0.0.1:{port}"
-        wait_http(base + "/api/games")
 
-        # the documented flow: a bot starts unsigned, is registered, restarts with its secret
+        # the documented flow: a bot starts unsigned (while the server starts), is
+        # registered, restarts with its secret
         policies = ["heuristic"] + ["random"] * (args.bots - 1)
-        bot_ids = []
-        for i, policy in enumerate(policies):
-            bot_port = free_port()
-            argv = [
-                sys.executable,
-                "-c",
-                LATENCY_BOT,
-                args.game,
-                policy,
-                str(args.latency_ms),
-                "--port",
-                str(bot_port),
-            ]
-            with process(argv, bot_port) as url:
-                bot = api(
+        unsigned = [
+            ([sys.executable, "-c", LATENCY_BOT, args.game, policy, str(args.latency_ms),
+              "--port", str(bot_port)], bot_port)
+            for policy, bot_port in zip(policies, bot_ports, strict=True)
+        ]  # fmt: skip
+        with processes(unsigned) as urls:
+            wait_http(base + "/api/games", proc=serve)
+            bots = [
+                api(
                     base,
                     "POST",
                     "/api/bots",
@@ -244,8 +240,14 @@ def run(args: argparse.Namespace) -> None:
                         "games": [args.game],
                     },
                 )
-            stack.enter_context(process([*argv, f"--secret={bot['signing_secret']}"], bot_port))
-            bot_ids.append(bot["id"])
+                for i, (policy, url) in enumerate(zip(policies, urls, strict=True))
+            ]
+        signed = [
+            ([*argv, f"--secret={bot['signing_secret']}"], bot_port)
+            for (argv, bot_port), bot in zip(unsigned, bots, strict=True)
+        ]
+        stack.enter_context(processes(signed))
+        bot_ids = [bot["id"] for bot in bots]
 
         workers = [
             subprocess.Popen(
@@ -372,7 +374,20 @@ def main() -> None:
     parser.add_argument(
         "--worker-arg", action="append", default=[], help="passed to arena worker (repeat)"
     )
-    run(parser.parse_args())
+    args = parse_args(
+        parser,
+        smoke={
+            "lane": "embedded",
+            "latency_ms": 0.0,
+            "bots": 2,
+            "seats": 2,
+            "matches": 2,
+            "seconds": 60.0,
+            "warmup": 1.0,
+        },
+    )
+    print_versions("celery", "kombu", *(["redis", "psycopg"] if args.lane == "services" else []))
+    run(args)
 
 
 if __name__ == "__main__":

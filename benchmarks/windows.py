@@ -1,6 +1,6 @@
 """Reaction windows next to a silent bot: does a fast bot's answer count, and when?
 
-    python benchmarks/windows.py [--windows 10] [--deadline-ms 30] [--grace 0.25]
+    python benchmarks/windows.py [--windows 10] [--deadline-ms 30] [--grace 0.25] [--smoke]
 
 Each window asks two HTTP bots at once, as a snap window does: one never answers, the
 other answers after about 1.5 ms.  The referee must judge each answer on its own
@@ -8,7 +8,7 @@ deadline, so the fast bot should never get a fault, and its recorded latency sho
 its own, a small fraction of the silent bot's wait.  Printed for both orders of the two
 bots' connection pools (the order the referee once read the answers in): the fast bot's
 faults out of the windows, and its median recorded latency against the time the referee
-waited for the silent one (the baseline of this run).
+waited for the silent one (the baseline of this run).  ``--smoke``: 2 windows.
 """
 
 from __future__ import annotations
@@ -24,6 +24,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import parse_args, print_versions
 
 from arena.games.base import Request
 from arena.match import http_client
@@ -126,7 +129,8 @@ def main() -> None:
     parser.add_argument("--windows", type=int, default=10)
     parser.add_argument("--deadline-ms", type=int, default=30)
     parser.add_argument("--grace", type=float, default=http_client.DEADLINE_GRACE)
-    args = parser.parse_args()
+    args = parse_args(parser, smoke={"windows": 2})
+    print_versions()
     http_client.DEADLINE_GRACE = args.grace
     print(
         f"{'silent seat':<14}{'fast faults':>12}{'fast ms (median)':>18}"

@@ -1,0 +1,62 @@
+"""What every benchmark shares (a module, not a benchmark): its ``--smoke`` flag, and the
+versions line of its header.
+
+- ``parse_args(parser, smoke)`` adds ``--smoke`` to a script's parser.  With it, the
+  script's defaults become those of ``smoke``: the smallest sizes and durations that
+  still go through every code path of a real run (an option given on the command line
+  still wins).  ``tests/test_benchmarks.py`` runs every benchmark so, so that none of
+  them rots unnoticed; the figures of a smoke run measure nothing.
+- ``print_versions(*names)`` prints the interpreter's version and each named
+  distribution's (``sqlite``: the SQLite library Python uses), what a run's ratios were
+  measured against, so that two runs' figures can be told apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import sqlite3
+from collections.abc import Mapping, Sequence
+from importlib import metadata
+from typing import Any
+
+SMOKE_HELP = (
+    "a few seconds with the smallest sizes: checks that the benchmark runs, measures nothing"
+)
+
+
+def parse_args(
+    parser: argparse.ArgumentParser, smoke: Mapping[str, Any], argv: Sequence[str] | None = None
+) -> argparse.Namespace:
+    """The parsed command line, with ``--smoke`` added to ``parser``; with it, ``smoke``
+    (option destinations to values, as ``parse_args`` gives them) are the defaults."""
+    parser.add_argument("--smoke", action="store_true", help=SMOKE_HELP)
+    args = parser.parse_args(argv)
+    unknown = sorted(set(smoke) - set(vars(args)))
+    if unknown:
+        raise ValueError(f"--smoke sets options the parser does not have: {unknown}")
+    if args.smoke:
+        parser.set_defaults(**smoke)
+        args = parser.parse_args(argv)
+    return args
+
+
+def version_of(name: str) -> str:
+    """The installed version of a distribution, or that it is not installed."""
+    if name == "sqlite":
+        return sqlite3.sqlite_version
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def versions(*names: str) -> str:
+    """``versions: python X.Y.Z, name version, ...``"""
+    found = [f"python {platform.python_version()}"]
+    found += [f"{name} {version_of(name)}" for name in names]
+    return "versions: " + ", ".join(found)
+
+
+def print_versions(*names: str) -> None:
+    print(versions(*names), flush=True)
