@@ -178,4 +178,5 @@ def test_training_without_the_learn_extra_says_what_to_install(tmp_path: Path, m
     )
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
-    assert done.stderr.splitlines()[-1].endswith("""pip install -c constraints.txt -e ".[learn]\"""")
+    hint = 'pip install -c constraints.txt -e ".[learn]"'
+    assert done.stderr.splitlines()[-1].endswith(hint)
