@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import platform
+import socket
 import sqlite3
 from collections.abc import Mapping, Sequence
 from importlib import metadata
@@ -60,3 +61,12 @@ def versions(*names: str) -> str:
 
 def print_versions(*names: str) -> None:
     print(versions(*names), flush=True)
+
+
+def accepts(port: int) -> bool:
+    """Whether a server on this machine accepts connections on ``port`` yet."""
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+        return True
+    except OSError:
+        return False

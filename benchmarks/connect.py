@@ -76,7 +76,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "sdk"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from _common import parse_args, print_versions  # noqa: E402
+from _common import accepts, parse_args, print_versions  # noqa: E402
 from arenabot import signed_headers  # noqa: E402
 from sdk_roundtrip import act_body  # noqa: E402
 
@@ -112,14 +112,6 @@ def wait_until(check: Callable[[], bool], timeout: float, what: str) -> None:
         if time.monotonic() > deadline:
             raise RuntimeError(f"{what}: not within {timeout:g} s")
         time.sleep(0.05)
-
-
-def accepts(port: int) -> bool:
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-        return True
-    except OSError:
-        return False
 
 
 @contextmanager

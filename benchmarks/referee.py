@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import parse_args, print_versions
+from _common import accepts, parse_args, print_versions
 from sdk_roundtrip import act_body, round_trips
 
 from arena.games import GAMES
@@ -66,14 +66,6 @@ def free_ports(n: int) -> list[int]:
         if port not in ports:
             ports.append(port)
     return ports
-
-
-def accepts(port: int) -> bool:
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-        return True
-    except OSError:
-        return False
 
 
 @contextmanager
