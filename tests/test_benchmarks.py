@@ -11,6 +11,11 @@ runs of a script's other modes (``big_tournament.py --schedule``).  What a bench
 needs that a machine may lack (root and the programs of the hosts, OpenSpiel, gunicorn,
 the git history) is checked first: on CI (``CI`` set) a missing one fails the test;
 elsewhere it is skipped with the reason, as the lanes do (``tests/support/lanes.py``).
+
+The runs are marked ``benchmarks`` and left out of the default run (pyproject.toml's
+``addopts``): they start servers, workers and hosts of their own, which the suite's timed
+tests should not share the machine with.  ``python3 -m pytest -m benchmarks -n auto``
+runs them; CI does, in a lane of its own after the suite.
 """
 
 from __future__ import annotations
@@ -225,6 +230,7 @@ def test_every_benchmark_says_what_its_table_looks_like() -> None:
         assert name in SCRIPTS, f"{name} is not a benchmark of benchmarks/"
 
 
+@pytest.mark.benchmarks
 @pytest.mark.parametrize("run", _params())
 def test_benchmark_runs(run: list[str], tmp_path: Path) -> None:
     script, name = run[0], " ".join(run)
