@@ -145,11 +145,21 @@ def _limits() -> RateLimits:
     return current_app.extensions["arena.limits"]
 
 
+def _client() -> str:
+    """The client's address, the key of the per-address limits (arena.proxies)."""
+    return request.remote_addr or "unknown"
+
+
+def _exempt(who: services.Caller) -> bool:
+    """The organisers and the admin are never limited."""
+    return who.admin or who.role == "organiser"
+
+
 @contextlib.contextmanager
 def rate_limit(name: str) -> Iterator[None]:
     """Count this request against the limit ``name`` of ``Config.limits`` (per client
     address); over it, 429 with ``Retry-After``."""
-    _limits().hit(name, request.remote_addr or "unknown")
+    _limits().hit(name, _client())
     yield
 
 
@@ -157,7 +167,7 @@ def limit_signup(session: Any, who: services.Caller, join_code: str | None) -> N
     """Count a sign-up per address unless it carries an event's valid join code or comes
     from an organiser or the admin: a class signs up from one school address, and a wrong
     code is what a guesser sends."""
-    if who.admin or who.role == "organiser":
+    if _exempt(who):
         return
     if join_code:
         try:
@@ -166,13 +176,13 @@ def limit_signup(session: Any, who: services.Caller, join_code: str | None) -> N
             pass
         else:
             return
-    _limits().hit("signup", request.remote_addr or "unknown")
+    _limits().hit("signup", _client())
 
 
 def limit_registration(who: services.Caller) -> None:
     """Count a registration per address, except the organisers' and the admin's."""
-    if not (who.admin or who.role == "organiser"):
-        _limits().hit("register", request.remote_addr or "unknown")
+    if not _exempt(who):
+        _limits().hit("register", _client())
 
 
 @contextlib.contextmanager
@@ -182,7 +192,7 @@ def failed_logins(name: str) -> Iterator[None]:
     against both.  A login that succeeds counts nowhere, so a class logging in from one
     address is never held back by its own logins."""
     limits = _limits()
-    address, account = request.remote_addr or "unknown", bot_name_key(name)
+    address, account = _client(), bot_name_key(name)
     limits.check("login", address)
     limits.check("login-account", account)
     try:
