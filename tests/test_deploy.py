@@ -195,17 +195,26 @@ def test_the_web_probes_ask_paths_the_app_serves(app):
     assert {"/readyz", "/healthz"} <= rules
 
 
-def test_the_web_server_runs_threads_that_long_requests_do_not_get_killed_in():
-    """A bot's long poll holds a thread for up to 25 s: threaded workers, and a timeout
-    (with gthread, the silence allowed to a process's main loop) well above it."""
-    import json
+def test_the_ingress_holds_a_long_poll_and_names_the_client():
+    """A bot's long poll is held up to POLL_SECONDS: the ingress must not cut it first
+    (the request it is being handed would be lost); and behind it the web counts the
+    address the ingress names, not the ingress's own (ARENA_TRUSTED_PROXIES)."""
+    from arena import proxies
+    from arena.api.connect import POLL_SECONDS
 
-    (cmd,) = re.findall(r"^CMD (\[.*\])$", (DEPLOY / "Dockerfile").read_text(), re.M)
-    argv = json.loads(cmd)
-    assert argv[0] == "gunicorn" and argv[-1] == "arena.wsgi:app"
-    assert argv[argv.index("--worker-class") + 1] == "gthread"
-    assert int(argv[argv.index("--threads") + 1]) > 1
-    assert int(argv[argv.index("--timeout") + 1]) >= 60
+    docs = _manifests()
+    (ingress,) = [d for d in docs if d["kind"] == "Ingress"]
+    notes = ingress["metadata"]["annotations"]
+    for name in ("proxy-read-timeout", "proxy-send-timeout"):
+        assert int(notes[f"nginx.ingress.kubernetes.io/{name}"]) > POLL_SECONDS
+    backend = ingress["spec"]["rules"][0]["http"]["paths"][0]["backend"]["service"]
+    (service,) = [
+        d for d in docs if d["kind"] == "Service" and d["metadata"]["name"] == "arena-web"
+    ]
+    assert backend["name"] == service["metadata"]["name"]
+    assert backend["port"]["number"] == service["spec"]["ports"][0]["port"]
+    (config,) = [d for d in docs if d["kind"] == "ConfigMap"]
+    assert proxies.parse(config["data"]["ARENA_TRUSTED_PROXIES"]) == 1
 
 
 def test_the_compose_stack_starts_after_its_migration():

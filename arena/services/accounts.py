@@ -7,7 +7,6 @@ from __future__ import annotations
 import datetime as dt
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from argon2 import PasswordHasher
@@ -17,6 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from arena.config import Config
+from arena.green import NativeThreads
 from arena.models import (
     ACCOUNT_ROLES,
     Account,
@@ -51,7 +51,7 @@ PASSWORD_CHECKS_AT_ONCE = 2
 PASSWORD_CHECK_WAIT = 5.0
 PASSWORD_RETRY_AFTER = 2  # seconds, in the 503's Retry-After
 _checks = threading.BoundedSemaphore(PASSWORD_CHECKS_AT_ONCE)
-_password_threads = ThreadPoolExecutor(PASSWORD_CHECKS_AT_ONCE, thread_name_prefix="password")
+_password_threads = NativeThreads(PASSWORD_CHECKS_AT_ONCE, "password")
 T = TypeVar("T")
 # a hash to verify against when the account does not exist, so that a wrong name and a
 # wrong password take the same time
@@ -61,8 +61,9 @@ _NO_ACCOUNT = _hasher.hash("no account has this password")
 def _checked(call: Callable[..., T], *args: Any) -> T:
     """``call(*args)``, a hash or a verification, in its turn (see PASSWORD_CHECKS_AT_ONCE)
     and on one of the process's own password threads: glibc keeps the memory a thread's
-    malloc arena once held, and argon2's 19 MiB taken by any of a web process's 64 request
-    threads left a gigabyte behind after a class's logins; two threads hold two."""
+    malloc arena once held (argon2's 19 MiB taken by any of 64 request threads left a
+    gigabyte behind after a class's logins; two threads hold two), and under gevent a
+    check on the request's greenlet would stop every other request of the process."""
     if not _checks.acquire(timeout=PASSWORD_CHECK_WAIT):
         raise ServiceError(
             503,
@@ -70,7 +71,7 @@ def _checked(call: Callable[..., T], *args: Any) -> T:
             retry_after=PASSWORD_RETRY_AFTER,
         )
     try:
-        return _password_threads.submit(call, *args).result()
+        return _password_threads.run(call, *args)
     finally:
         _checks.release()
 

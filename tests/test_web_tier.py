@@ -1,0 +1,118 @@
+"""The web tier as the image runs it: its ``CMD`` (read from deploy/Dockerfile, only the
+bind address changed), on an embedded database.  Connections held open, by bots' long
+polls or by slow clients, must not take the process's capacity from everyone else, and
+password checks must work on the server's event loop."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+
+import pytest
+
+from tests.support.image import image_web, workers_of
+
+HELD = 300  # connections held open at once: more than the old command had threads (256)
+
+
+def _get(url: str, timeout: float = 10.0) -> int:  # a bound, not a timed assertion
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            return response.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+    except TimeoutError:
+        pytest.fail(f"{url} did not answer within {timeout} s")
+
+
+def _post(url: str, body: dict, timeout: float = 30.0) -> tuple[int, dict]:
+    request = urllib.request.Request(
+        url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read() or b"{}")
+
+
+def _threads(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(re.search(r"^Threads:\s+(\d+)", status, re.M).group(1))  # type: ignore[union-attr]
+
+
+@pytest.fixture(scope="module")
+def web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, subprocess.Popen]]:
+    data = tmp_path_factory.mktemp("web-tier")
+    env = {
+        **os.environ,
+        "ARENA_PROFILE": "local",
+        "ARENA_DATA_DIR": str(data),
+        "ARENA_RELAY_HOST": "127.0.0.1",
+    }
+    for name in ("ARENA_DATABASE_URL", "ARENA_BROKER_URL", "ARENA_RATELIMIT_STORAGE"):
+        env.pop(name, None)
+    subprocess.run([sys.executable, "-m", "arena", "db", "upgrade"], env=env, check=True)
+    with image_web(env, data / "gunicorn.log") as running:
+        yield running
+
+
+def test_slow_clients_and_idle_connections_leave_the_pages_answering(web) -> None:
+    """300 connections that sent half a request and went quiet (a slow client, or an
+    attack on one), more than the old command's 4 x 64 threads: the health check and a
+    page still answer, and no process holds a thread per connection."""
+    url, proc = web
+    port = int(url.rsplit(":", 1)[1])
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def trickle() -> None:  # a byte of a header every second, never the end of it
+        while not stop.wait(1.0):
+            for sock in held:
+                with contextlib.suppress(OSError):
+                    sock.sendall(b"x")
+
+    with ExitStack() as stack:
+        for i in range(HELD):
+            sock = stack.enter_context(socket.create_connection(("127.0.0.1", port), timeout=10))
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: arena\r\nX-Slow-%d: " % i)
+            held.append(sock)
+        sender = threading.Thread(target=trickle, daemon=True)
+        sender.start()
+        stack.callback(sender.join)
+        stack.callback(stop.set)
+        time.sleep(3.0)  # let the processes take every one
+        for path in ("/healthz", "/api/games", "/leaderboard/cactus"):
+            assert _get(url + path) == 200, path
+        workers = workers_of(proc.pid)
+        threads = sum(_threads(pid) for pid in workers)
+        assert threads < HELD // 4, f"{threads} threads in {len(workers)} processes"
+
+
+def test_sign_up_and_log_in_on_the_servers_event_loop(web) -> None:
+    """A password is hashed and checked off the request's greenlet (argon2 blocks in C):
+    accounts work on the image's server, and a wrong password is still refused."""
+    url, _proc = web
+    name = "tier-student"
+    status, created = _post(f"{url}/api/accounts", {"name": name, "password": "correct horse"})
+    assert status == 201, created
+    status, token = _post(
+        f"{url}/api/accounts/tokens", {"name": name, "password": "correct horse", "label": "t"}
+    )
+    assert status == 201 and token["token"], token
+    status, refused = _post(
+        f"{url}/api/accounts/tokens", {"name": name, "password": "wrong horse!", "label": "t"}
+    )
+    assert status == 401, refused
