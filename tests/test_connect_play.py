@@ -152,9 +152,12 @@ class Front:
             for port in self.ports:
                 try:
                     upstream = socket.create_connection(("127.0.0.1", port), timeout=2)
-                    break
                 except OSError:
                     continue
+                # no timeout once connected: a long poll is silent for up to 25 s, and a
+                # proxy that cut it would lose the request it was being handed
+                upstream.settimeout(None)
+                break
             else:
                 client.close()
                 continue
