@@ -251,6 +251,18 @@ class BotSession(Base):
     replaced_at: Mapped[dt.datetime | None] = mapped_column(default=None)
 
 
+class SeenRequest(Base):
+    """The ``request_id`` of a signed request a bot that connects out sent, which some web
+    process accepted: the same id again is a replay (``arena.relay.replays``, the store
+    every web process shares when no Redis is configured).  A row is needed only while
+    the request's timestamp could still be accepted; older ones are deleted."""
+
+    __tablename__ = "seen_requests"
+
+    request_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    seen_at: Mapped[dt.datetime] = mapped_column(index=True)
+
+
 class BotPin(Base):
     """Which worker process may send requests to a bot that declares how many it takes at
     once (its ``capacity``): one at a time, so that the process's connection pool bounds
