@@ -7,8 +7,8 @@ process holding them.
                                  [--smoke]
 
 The web process is ``python -m arena serve`` (werkzeug, which closes every connection
-after its answer), or with ``--server gunicorn`` one gthread worker as the deployment
-runs it (``pip install gunicorn``), on an embedded database of its own.
+after its answer), or with ``--server gunicorn`` one gevent worker as the deployment
+runs it (the ``server`` extra), on an embedded database of its own.
 
 1. Per decision, on loopback, the random Cactus sample bot (``PolicyBot``) run as a user
    runs it, in a process of its own; this process plays the worker:
@@ -140,7 +140,7 @@ def started(argv: list[str], env: dict[str, str] | None = None) -> Iterator[subp
 
 SERVERS = {
     "werkzeug": "arena serve (werkzeug, a thread per connection; it closes each one)",
-    "gunicorn": "gunicorn, 1 gthread worker (as deploy/Dockerfile, keep-alive)",
+    "gunicorn": "gunicorn, 1 gevent worker (as deploy/Dockerfile, keep-alive)",
 }
 
 
@@ -149,10 +149,11 @@ def web_process(
     data_dir: Path, server: str = "werkzeug", threads: int = 64
 ) -> Iterator[tuple[int, str, Database, Config]]:
     """One web process on a free port with an embedded database under ``data_dir``:
-    ``arena serve``, or gunicorn with one gthread worker of ``threads`` threads (as the
-    deployment runs it).  Yields the pid of the process serving requests, its address,
-    its database as a worker opens it, and its configuration (which a process writing
-    bots into its database seals their secrets with: ``arena.sealing.use``)."""
+    ``arena serve``, or gunicorn with one gevent worker (as the deployment runs it, one
+    process of its two; ``threads`` is werkzeug's only).  Yields the pid of the process
+    serving requests, its address, its database as a worker opens it, and its
+    configuration (which a process writing bots into its database seals their secrets
+    with: ``arena.sealing.use``)."""
     port = free_port()
     env = {"ARENA_DATA_DIR": str(data_dir), "ARENA_PROFILE": "local"}
     config = from_env({**os.environ, **env})  # the web process's: it gets this environment
@@ -162,7 +163,7 @@ def web_process(
     else:
         database.upgrade()  # arena serve does it itself
         argv = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers",
-                "1", "--worker-class", "gthread", "--threads", str(threads),
+                "1", "--worker-class", "gevent", "--worker-connections", "4096",
                 "--access-logfile", "-", "arena.wsgi:app"]  # fmt: skip
     try:
         with started(argv, env) as proc:
@@ -286,7 +287,12 @@ def per_decision(args: argparse.Namespace, tmp: Path) -> None:
     payload = json.loads(act_body("cactus", SEATS))
     bot = "sample_bots.cactus_random"
     with ExitStack() as stack:
-        web_pid, url, database, _ = stack.enter_context(web_process(tmp / "latency", args.server))
+        web_pid, url, database, config = stack.enter_context(
+            web_process(tmp / "latency", args.server)
+        )
+        # this process plays the worker: its hops are signed with the relay key, derived
+        # from the arena's secrets key (the web process's data dir's key file)
+        sealing.use(config)
         made = api(
             url,
             "POST",

@@ -30,6 +30,7 @@ from arena.relay import sessions
 from arena.relay.internal import SIGNATURE, TIMESTAMP, signature
 from sample_bots.policy_bot import PolicyBot
 from tests.support.connect import connect_bot, start_tournament, webhook_bot
+from tests.support.image import image_web, listening_ports, workers_of
 from tests.support.lanes import Lane, free_port, lane, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -253,6 +254,58 @@ def test_the_web_process_holding_the_session_dies_mid_match_and_the_match_goes_o
         wait_for(finished, timeout=120, what="the match after its web process died")
         with server.db.session() as s:
             assert sessions.locate(s, laptop["id"]) != first_home  # it moved
+        bot = api.get(f"/api/bots/{laptop['id']}").json
+        assert bot["recent_faults"] == [], bot["recent_faults"]
+        assert student.poll() is None  # it kept playing through the move
+
+
+def test_the_images_processes_share_a_bot_and_one_dying_costs_it_nothing(
+    server: Lane, web, tmp_path: Path
+) -> None:
+    """The image's command (several gunicorn processes on one socket): the bot's polls,
+    each on a connection of its own, reach every process, and the session stays with
+    its home (the others pass their polls on) instead of moving at every poll.  The
+    process holding it is killed mid-match; gunicorn starts another, the session is
+    taken over by a process that lives, and the match ends without a fault."""
+    _url, api = web
+    env = {**os.environ, **server.env, "ARENA_RELAY_HOST": "127.0.0.1"}
+    with ExitStack() as stack:
+        url, master = stack.enter_context(image_web(env, tmp_path / "gunicorn.log"))
+        laptop = api.post(
+            "/api/bots",
+            json={
+                "name": f"{server.name}-pod",
+                "connect": True,
+                "owner": "student",
+                "games": ["cactus"],
+            },
+        ).json
+        SlowBot.asked.clear()
+        hook_id = webhook_bot(stack, api, f"{server.name}-pod-hook", SlowBot("cactus", "heuristic"))
+        student = stack.enter_context(connect_bot(url, laptop["id"], laptop["signing_secret"]))
+
+        def home() -> str | None:
+            with server.db.session() as s:
+                return sessions.locate(s, laptop["id"])
+
+        wait_for(lambda: home() is not None, timeout=30, what="the connect bot's session")
+        first_home = home()
+        seen = set()
+        for _ in range(20):  # its eight polls come and go on every process
+            seen.add(home())
+            time.sleep(0.1)
+        assert seen == {first_home}, seen
+        tid = start_tournament(api, f"{server.name}-pod-kill", [laptop["id"], hook_id], seed=11)
+        wait_for(lambda: len(SlowBot.asked) >= 5, timeout=60, what="the match to be under way")
+        port = int(first_home.rsplit(":", 1)[1])
+        (holder,) = [pid for pid in workers_of(master.pid) if port in listening_ports(pid)]
+        os.kill(holder, signal.SIGKILL)
+
+        def finished() -> bool:
+            return api.get(f"/api/tournaments/{tid}").json["status"] == "finished"
+
+        wait_for(finished, timeout=120, what="the match after its web process died")
+        assert home() != first_home  # taken over by a process that lives
         bot = api.get(f"/api/bots/{laptop['id']}").json
         assert bot["recent_faults"] == [], bot["recent_faults"]
         assert student.poll() is None  # it kept playing through the move

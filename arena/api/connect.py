@@ -3,9 +3,10 @@ from a laptop").
 
 A bot registered with ``"connect": true`` opens a session here and takes its requests
 with long polls; every request to these endpoints is signed with the bot's signing
-secret and carries a fresh ``request_id``.  The process that answers a poll holds the
-session from then on (``arena.relay``); a poll is held until a request comes for the
-bot, or ``POLL_SECONDS``.
+secret and carries a fresh ``request_id``, which no web process of the arena takes twice
+(``arena.relay.replays``).  The process that answers a poll holds the session from then
+on (``arena.relay``); a poll is held until a request comes for the bot, or
+``POLL_SECONDS``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import contextlib
 import re
 import threading
 import time
-from collections import OrderedDict
 from typing import Any
 
 import orjson
@@ -28,14 +28,14 @@ from arena import services
 from arena.api.common import ApiBlueprint, config, database
 from arena.api.schemas import id_field
 from arena.models import Bot, BotSession, Match, MatchSeat
-from arena.relay import sessions
+from arena.relay import forward, replays, sessions
 from arena.relay.hub import Replaced
 from arena.relay.internal import (
-    MAX_SKEW,
     SIGNATURE,
     TIMESTAMP,
     Relay,
     check_signature,
+    hop_headers,
     signature,
 )
 
@@ -150,29 +150,13 @@ class Polled(Schema):
 
 
 # -- what every endpoint checks ------------------------------------------------------------
-class _Seen:
-    """The request ids of signed requests this process accepted, while their timestamps
-    are recent enough to be accepted again; and the sessions each bot opened lately."""
-
-    MAX_IDS = 200_000
+class _Opens:
+    """The sessions each bot opened lately with this process (the request ids accepted
+    are every process's: ``replay_store``)."""
 
     def __init__(self) -> None:
-        self._ids: OrderedDict[str, float] = OrderedDict()
         self._opens: dict[int, list[float]] = {}
         self._lock = threading.Lock()
-
-    def new(self, request_id: str) -> bool:
-        now = time.monotonic()
-        with self._lock:
-            while self._ids and (
-                len(self._ids) >= self.MAX_IDS
-                or now - next(iter(self._ids.values())) > 2 * MAX_SKEW
-            ):
-                self._ids.popitem(last=False)
-            if request_id in self._ids:
-                return False
-            self._ids[request_id] = now
-            return True
 
     def may_open(self, bot_id: int) -> bool:
         now = time.monotonic()
@@ -202,8 +186,24 @@ def relay() -> Relay:
     return found
 
 
-def _seen() -> _Seen:
-    return current_app.extensions.setdefault("arena.relay.seen", _Seen())
+def _opens() -> _Opens:
+    return current_app.extensions.setdefault("arena.relay.opens", _Opens())
+
+
+_MAKING_STORE = threading.Lock()
+
+
+def replay_store() -> replays.Replays:
+    """The request ids accepted by every web process of the arena (Redis or the
+    database: ``arena.relay.replays``), made on first use."""
+    found = current_app.extensions.get("arena.relay.replays")
+    if found is None:
+        with _MAKING_STORE:
+            found = current_app.extensions.get("arena.relay.replays")
+            if found is None:
+                found = replays.for_config(config(), database())
+                current_app.extensions["arena.relay.replays"] = found
+    return found
 
 
 def _authenticated(data: dict[str, Any]) -> int:
@@ -217,22 +217,30 @@ def _authenticated(data: dict[str, Any]) -> int:
     )
     if problem:
         raise services.ServiceError(401, f"the request is not the bot's: {problem}")
-    if not _seen().new(data["request_id"]):
+    try:
+        fresh = replay_store().new(data["request_id"])
+    except replays.Unavailable as exc:
+        current_app.logger.warning("%s %s: %s", request.method, request.path, exc.detail)
+        raise services.ServiceError(503, str(exc), retry_after=replays.RETRY_AFTER) from None
+    if not fresh:
         raise services.ServiceError(401, "replayed request: this request_id was already used")
     return bot_id
 
 
 def _tell_old_home(old_home: str, bot_id: int, token: str) -> None:
     """Best effort: the process that held the session lets it go (its requests are sent
-    again to this one).  A home that is gone needs no telling."""
+    again to this one).  A home that is gone needs no telling.  Signed with the relay key
+    (which the old home's listener asks of every request) and the bot's secret."""
     secret = relay().secret(bot_id)
     if secret is None:
         return
     body = orjson.dumps({"token": token})
     ts = str(int(time.time()))
+    path = f"/relay/{bot_id}/moved"
     headers = {TIMESTAMP: ts, SIGNATURE: signature(secret, ts, body)}
+    headers.update(hop_headers("POST", path, body))
     with contextlib.suppress(requests.RequestException):
-        requests.post(f"{old_home}/relay/{bot_id}/moved", data=body, headers=headers, timeout=2)
+        requests.post(f"{old_home}{path}", data=body, headers=headers, timeout=2)
 
 
 # -- the endpoints -------------------------------------------------------------------------
@@ -242,7 +250,7 @@ def _tell_old_home(old_home: str, bot_id: int, token: str) -> None:
 def open_session(data: dict[str, Any]) -> dict[str, Any]:
     """Open the bot's session (a live one it had is replaced)"""
     bot_id = _authenticated(data)
-    if not _seen().may_open(bot_id):
+    if not _opens().may_open(bot_id):
         raise services.ServiceError(
             429, f"more than {SESSIONS_PER_MINUTE} sessions a minute: wait a little"
         )
@@ -311,16 +319,13 @@ def poll(data: dict[str, Any]) -> dict[str, Any] | Response:
                 f"too many polls that answer nothing: at most {limit} a minute (keep each "
                 "poll open until the arena answers it); poll again in a few seconds",
             )
-    if here.hub.holds(bot_id) != token:
-        _take_over(here, bot_id, token)
     draining = data["draining"]
     _heard_from(bot_id, token, draining)
-    answers = [(a["request_id"], a["status"], orjson.dumps(a["body"])) for a in data["answers"]]
     playing = _playing(bot_id) if draining else None
     # a draining bot waits for its matches to end: told at once, then every second
     wait = POLL_SECONDS if not draining else 0.0 if playing == 0 else DRAIN_POLL_SECONDS
     try:
-        handed = here.hub.poll(bot_id, token, answers, draining=draining, wait=wait)
+        handed = _poll(here, bot_id, token, data["answers"], draining, wait)
     except Replaced as exc:
         if exc.reason == "moved":  # the bot polls another web process now: this one ends
             return {"requests": [], "playing": playing}
@@ -332,8 +337,88 @@ def poll(data: dict[str, Any]) -> dict[str, Any] | Response:
     if draining and not handed:
         playing = _playing(bot_id)
     # written here rather than dumped through the schema: one per decision (see fast_load)
-    body = orjson.dumps({"requests": [d.wire() for d in handed], "playing": playing})
+    body = orjson.dumps({"requests": handed, "playing": playing})
     return Response(body, mimetype="application/json")
+
+
+def _poll(
+    here: Relay, bot_id: int, token: str, answers: list[dict[str, Any]], draining: bool,
+    wait: float,
+) -> list[dict[str, Any]]:  # fmt: skip
+    """The poll run on the bot's mailbox: here when this process holds the session; else
+    at its home, passed on (``arena.relay.forward``) while the home lives; else here,
+    the session taken over.  The requests handed, as the bot gets them."""
+    if here.hub.holds(bot_id) != token:
+        tried = None
+        for _ in range(2):  # the home read again once: it may have moved since it was read
+            home = _homes().get(bot_id, token)
+            if home is None or home == here.home() or home == tried:
+                break
+            try:
+                return _forwarder().poll(
+                    home, bot_id, token, answers, draining, wait, _signer(bot_id)
+                )
+            except forward.HomeLost as exc:
+                current_app.logger.info("bot %d: its home %s is lost (%s)", bot_id, home, exc)
+                _homes().forget(bot_id)
+                tried = home
+        _take_over(here, bot_id, token)
+    carried = [(a["request_id"], a["status"], orjson.dumps(a["body"])) for a in answers]
+    handed = here.hub.poll(bot_id, token, carried, draining=draining, wait=wait)
+    return [d.wire() for d in handed]
+
+
+class _Homes:
+    """The home of each bot's live session as this process last read it (for a few
+    seconds: a poll passed on to the home reads it once, not at every poll)."""
+
+    SECONDS = 5.0
+
+    def __init__(self, db: Any) -> None:
+        self._db = db
+        self._homes: dict[int, tuple[str, str, float]] = {}
+
+    def get(self, bot_id: int, token: str) -> str | None:
+        """The home of the bot's live session ``token``; a 409 when ``token`` is not it."""
+        now = time.monotonic()
+        found = self._homes.get(bot_id)
+        if found is not None and found[0] == token and now - found[2] < self.SECONDS:
+            return found[1]
+        with self._db.session() as session:
+            row = session.get(BotSession, bot_id)
+            if row is None or row.closed_at is not None or row.token != token:
+                status, message, reason = _over(session, bot_id, token)
+                raise services.ServiceError(status, message, reason=reason)
+            home = row.home
+        self._homes[bot_id] = (token, home, now)
+        return home
+
+    def forget(self, bot_id: int) -> None:
+        self._homes.pop(bot_id, None)
+
+
+def _homes() -> _Homes:
+    return current_app.extensions.setdefault("arena.relay.homes", _Homes(database()))
+
+
+def _forwarder() -> forward.Forwarder:
+    found = current_app.extensions.get("arena.relay.forward")
+    if found is None:
+        found = current_app.extensions.setdefault("arena.relay.forward", forward.Forwarder())
+    return found
+
+
+def _signer(bot_id: int) -> Any:
+    """Headers that sign a body passed on to another web process's relay listener: the
+    relay key's (the listener's check) and the bot's secret's."""
+    secret = relay().secret(bot_id) or ""
+
+    def sign(path: str, body: bytes) -> dict[str, str]:
+        ts = str(int(time.time()))
+        headers = {TIMESTAMP: ts, SIGNATURE: signature(secret, ts, body)}
+        return {**headers, **hop_headers("POST", path, body)}
+
+    return sign
 
 
 def _take_over(here: Relay, bot_id: int, token: str) -> None:

@@ -4,7 +4,8 @@ sees it.
 A connect bot has no endpoint.  ``RelayClient`` hands each request, the signed body a
 webhook bot would get, to the web process holding the bot's session (its *home*, read
 from the database by ``locate``) at ``POST {home}/relay/<bot id>/<act|start|end>``, with
-the time the bot has left in ``X-Arena-Deadline-Ms``; the home answers once the bot has
+the time the bot has left in ``X-Arena-Deadline-Ms``, the hop signed with the relay key
+(``X-Arena-Relay-Signature``, which bots never see); the home answers once the bot has
 (``arena.relay.internal``).  Each request is a ``RelayExchange`` that
 ``arena.match.exchanges.settle`` drives like any other, over the same non-blocking HTTP exchange
 as a webhook (``arena.match.http_client.HttpExchange``), so a reaction window mixing both
@@ -37,7 +38,15 @@ from arena.match.exchanges import Waker, settle
 from arena.match.faults import BotFault
 from arena.match.http_client import CONTROL_TIMEOUT, DEADLINE_GRACE, HttpClient, HttpExchange
 from arena.match.pools import Pools
-from arena.relay.internal import DEADLINE, HANDED_AT, LATENCY, OUTCOME, PREVIOUS
+from arena.relay.internal import (
+    DEADLINE,
+    HANDED_AT,
+    LATENCY,
+    OUTCOME,
+    PREVIOUS,
+    RELAY_SIGNATURE,
+    sign_hop,
+)
 
 RELAY_MARGIN = 1.0  # seconds past the bot's deadline the home has to say how it ended
 LOOK_AGAIN = 0.2  # seconds between two looks for a bot that is not connected
@@ -47,9 +56,13 @@ MOVED_AGAIN = 0.01  # seconds before a request a home refused as moved is sent a
 
 class _Hop(HttpClient):
     """The HTTP client of one hand-off to a home: a webhook request to
-    ``{home}/relay/<bot id>``, with the relay's headers added when it is sent."""
+    ``{home}/relay/<bot id>``, with the relay's headers added when it is sent and the
+    whole signed with the relay key (``arena.relay.internal.sign_hop``)."""
 
-    def __init__(self, endpoint: str, secret: str, name: str, pool: Any, extra: Callable[[], str]):
+    def __init__(
+        self, endpoint: str, secret: str, name: str, pool: Any,
+        extra: Callable[[], dict[str, str]],
+    ):  # fmt: skip
         super().__init__(endpoint, secret, name, pool=pool)
         self._extra = extra
 
@@ -59,7 +72,11 @@ class _Hop(HttpClient):
     def _request(self, post_head: bytes | None, body: bytes) -> bytes:
         request = super()._request(post_head, body)
         head, _, rest = request.partition(b"\r\n")
-        return head + b"\r\n" + self._extra().encode("latin-1") + rest
+        relayed = self._extra()
+        path = head.split(b" ", 2)[1].decode("latin-1")
+        relayed[RELAY_SIGNATURE] = sign_hop("POST", path, body, relayed)
+        lines = "".join(f"{name}: {value}\r\n" for name, value in relayed.items())
+        return head + b"\r\n" + lines.encode("latin-1") + rest
 
 
 class _WakeFor:
@@ -194,15 +211,15 @@ class RelayExchange:
             self._hop = None
             self._landed(hop)
 
-    def _headers(self) -> str:
+    def _headers(self) -> dict[str, str]:
         """The relay's headers, as the hop is sent: the time the bot has left."""
         left_ms = max((self._deadline - time.monotonic()) * 1000.0, 0.0)
-        lines = f"{DEADLINE}: {left_ms:.0f}\r\n"
+        headers = {DEADLINE: f"{left_ms:.0f}"}
         if self._previous is not None:
-            lines += f"{PREVIOUS}: {self._previous}\r\n"
+            headers[PREVIOUS] = self._previous
             if self._handed_wall is not None:
-                lines += f"{HANDED_AT}: {self._handed_wall!r}\r\n"
-        return lines
+                headers[HANDED_AT] = repr(self._handed_wall)
+        return headers
 
     def _landed(self, hop: HttpExchange) -> None:
         """The home answered, or could not be reached."""
@@ -306,7 +323,7 @@ class RelayClient:
         """The home found last is no longer the bot's: look it up again."""
         self.last_home = None
 
-    def hop(self, home: str, extra: Callable[[], str]) -> _Hop:
+    def hop(self, home: str, extra: Callable[[], dict[str, str]]) -> _Hop:
         endpoint = f"{home}/relay/{self.bot_id}"
         pool = self._pools.get(endpoint, self.capacity)
         return _Hop(endpoint, self._secret, self.name, pool, extra)
