@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import sqlalchemy.exc
 from flask import Flask, jsonify
 from werkzeug.exceptions import HTTPException, ServiceUnavailable
 
@@ -17,6 +18,7 @@ from arena.db import Database
 from arena.extensions import api
 
 SEALING_RETRY_AFTER = 60  # seconds: an operator's fix of the keys is a restart away
+DATABASE_BUSY_RETRY_AFTER = 2  # seconds: a crowd's peak passes
 
 
 def _routing_first() -> None:
@@ -107,5 +109,18 @@ def create_app(config: Config | None = None, **flask_config: Any) -> Flask:
         )
         unavailable.retry_after = SEALING_RETRY_AFTER
         return _json_error(unavailable)
+
+    @app.errorhandler(sqlalchemy.exc.TimeoutError)
+    def _database_busy(exc: sqlalchemy.exc.TimeoutError):  # type: ignore[no-untyped-def]
+        """Every pooled database connection of the process stayed taken past the pool's
+        wait (a crowd arriving at once): a 503 the caller retries after a moment, with
+        one log line, rather than a 500 and a traceback per request."""
+        from flask import request
+
+        app.logger.warning("%s %s: the database pool is exhausted (%s)", request.method,
+                           request.path, str(exc).split(" (Background")[0])  # fmt: skip
+        busy = ServiceUnavailable("the arena is busy: try again in a few seconds")
+        busy.retry_after = DATABASE_BUSY_RETRY_AFTER
+        return _json_error(busy)
 
     return app

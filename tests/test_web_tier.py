@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.image import image_web, workers_of
+from tests.support.lanes import postgres_url
 
 HELD = 300  # connections held open at once: more than the old command had threads (256)
 
@@ -116,3 +117,38 @@ def test_sign_up_and_log_in_on_the_servers_event_loop(web) -> None:
         f"{url}/api/accounts/tokens", {"name": name, "password": "wrong horse!", "label": "t"}
     )
     assert status == 401, refused
+
+
+def test_a_crowd_that_takes_every_database_connection_is_told_to_come_back(
+    make_app, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Every pooled connection of the process taken (thousands of polls arriving at once
+    on a handful of connections): a request waits the pool's bound, then gets a 503 with
+    Retry-After, which clients retry, and the operator one line, not a traceback."""
+    import logging
+
+    from arena import db as arena_db
+
+    monkeypatch.setattr(arena_db, "POOL_TIMEOUT", 0.2)
+    with postgres_url() as url:
+        subprocess.run(
+            [sys.executable, "-m", "arena", "db", "upgrade"],
+            env={**os.environ, "ARENA_DATABASE_URL": url, "ARENA_PROFILE": "local"},
+            check=True,
+            capture_output=True,
+        )
+        app = make_app(database_url=url, database_pool=1)
+        database = app.extensions["arena.db"]
+        held = [database.engine.connect() for _ in range(2)]  # the pool's 1, and 1 more
+        try:
+            with caplog.at_level(logging.WARNING):
+                answer = app.test_client().get("/api/bots")
+        finally:
+            for connection in held:
+                connection.close()
+        assert answer.status_code == 503, answer.get_data(as_text=True)
+        assert "busy" in answer.get_json()["message"] and answer.headers["Retry-After"]
+        said = [r for r in caplog.records if "pool is exhausted" in r.getMessage()]
+        assert len(said) == 1 and said[0].exc_info is None
+        assert app.test_client().get("/api/bots").status_code == 200  # and it passes
+        database.dispose()
