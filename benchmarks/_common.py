@@ -17,7 +17,8 @@ import argparse
 import platform
 import socket
 import sqlite3
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from importlib import metadata
 from typing import Any
 
@@ -70,3 +71,19 @@ def accepts(port: int) -> bool:
         return True
     except OSError:
         return False
+
+
+def free_port() -> int:
+    """A TCP port free on loopback now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_until(check: Callable[[], bool], timeout: float, what: str) -> None:
+    """Until ``check()`` holds; past ``timeout`` seconds the run stops, saying ``what``."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise SystemExit(f"{what}: not within {timeout:g} s")
+        time.sleep(0.05)

@@ -59,14 +59,13 @@ import os
 import pstats
 import resource
 import secrets
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
@@ -76,7 +75,13 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "sdk"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from _common import accepts, parse_args, print_versions  # noqa: E402
+from _common import (  # noqa: E402
+    accepts,
+    free_port,
+    parse_args,
+    print_versions,
+    wait_until,
+)
 from arenabot import signed_headers  # noqa: E402
 from sdk_roundtrip import act_body  # noqa: E402
 
@@ -100,18 +105,6 @@ PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
 # -- processes -------------------------------------------------------------------------------
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_until(check: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"{what}: not within {timeout:g} s")
-        time.sleep(0.05)
 
 
 @contextmanager

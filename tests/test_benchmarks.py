@@ -9,8 +9,9 @@ The scripts are found by listing the folder, so a new benchmark is run without b
 named here, and fails until ``TABLES`` says what its table looks like; ``MODES`` adds the
 runs of a script's other modes (``big_tournament.py --schedule``).  What a benchmark
 needs that a machine may lack (root and the programs of the hosts, OpenSpiel, gunicorn,
-the git history) is checked first: on CI (``CI`` set) a missing one fails the test;
-elsewhere it is skipped with the reason, as the lanes do (``tests/support/lanes.py``).
+PostgreSQL and redis-server, the git history) is checked first: on CI (``CI`` set) a
+missing one fails the test; elsewhere it is skipped with the reason, as the lanes do
+(``tests/support/lanes.py``).
 
 The runs are marked ``benchmarks`` and left out of the default run (pyproject.toml's
 ``addopts``): they start servers, workers and hosts of their own, which the suite's timed
@@ -25,6 +26,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -75,6 +77,13 @@ TABLES: dict[str, list[str]] = {
         rf"   CPU over 1 s idle, polls open\s+{NUMBER} % of a core .*",
     ],
     "connect_client.py": [rf"ratio connect / floor\s+{NUMBER}"],
+    "crowd.py": [
+        rf"healthz\s+\d+\s+{NUMBER}\s+{NUMBER}\s+{NUMBER}  0",
+        rf"login\s+3\s+{NUMBER}\s+{NUMBER}\s+{NUMBER}  0",
+        rf"decision, added by connect\s+\d+\s+{NUMBER}\s+{NUMBER}\s+{NUMBER}  0",
+        r"tournament \d+: 4 players, 4/4 matches finished, 0 failed, 0 unfinished; .*",
+        r"  faults: timeout 0, disconnected 0, other 0",
+    ],
     "engine.py": [
         rf"openspiel dou_dizhu \(C\+\+\)\s+yes\s+{NUMBER}\s+{NUMBER}\s+1\.00x",
         rf"president \(4p\)\s+yes\s+{NUMBER}\s+{NUMBER}\s+{NUMBER}x",
@@ -120,6 +129,7 @@ TABLES: dict[str, list[str]] = {
 BASELINES = {
     "concurrency.py": ["gevent", "orjson"],
     "connect.py": ["werkzeug"],
+    "crowd.py": ["gunicorn", "gevent"],
     "engine.py": ["open_spiel"],
     "learn.py": ["open_spiel"],
     "ratings.py": ["choix"],
@@ -133,6 +143,18 @@ TIMEOUTS = {"across_hosts.py": 900.0}  # builds five hosts, PostgreSQL and Redis
 
 def _module(name: str) -> Callable[[], str | None]:
     return lambda: None if importlib.util.find_spec(name) else f"the {name} module"
+
+
+def _program(name: str) -> Callable[[], str | None]:
+    return lambda: None if shutil.which(name) else f"the {name} program"
+
+
+def _postgres() -> str | None:
+    try:
+        socket.create_connection(("127.0.0.1", 5432), timeout=1).close()
+    except OSError:
+        return "PostgreSQL on 127.0.0.1:5432"
+    return None
 
 
 def _git_revision_of(script: str) -> Callable[[], str | None]:
@@ -155,6 +177,8 @@ def _git_revision_of(script: str) -> Callable[[], str | None]:
 # what a benchmark needs that a machine may lack: each check returns it, or None
 NEEDS: dict[str, list[Callable[[], str | None]]] = {
     "across_hosts.py": [hosts.missing],
+    # the image's command on PostgreSQL and a redis-server of its own
+    "crowd.py": [_module("gunicorn"), _module("gevent"), _postgres, _program("redis-server")],
     "engine.py": [_module("pyspiel")],
     "learn.py": [_module("pyspiel"), _module("pettingzoo")],
     "registration_stall.py": [_module("gunicorn")],
