@@ -71,9 +71,10 @@ def web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, subproc
 
 
 def test_slow_clients_and_idle_connections_leave_the_pages_answering(web) -> None:
-    """300 connections that sent half a request and went quiet (a slow client, or an
-    attack on one), more than the old command's 4 x 64 threads: the health check and a
-    page still answer, and no process holds a thread per connection."""
+    """300 connections that send half a request and then a byte a second (a slow
+    client, or an attack on one), more than the old command's 4 x 64 threads: the health
+    check and the pages still answer (gevent's workers drop a connection whose request
+    head is not whole within 2 s), and no process holds a thread per connection."""
     url, proc = web
     port = int(url.rsplit(":", 1)[1])
     held: list[socket.socket] = []
