@@ -24,40 +24,10 @@ from arena.match.faults import BotFault
 from arena.match.pools import Connection, Pools
 from arena.relay import internal
 from arena.relay.client import RelayClient
-from arena.relay.hub import Hub, Replaced
 from arena.relay.internal import DEADLINE, SIGNATURE, TIMESTAMP, Relay, signature
+from tests.test_relay_client import BOT, PAYLOAD, SECRET, Bot
 
-BOT, SECRET = 7, "s3cret-s3cret-s3cret"
-PAYLOAD = {"match_id": "m-1", "seat": 0, "deadline_ms": 800, "legal_actions": [{"type": "pass"}]}
 ACT = f"/relay/{BOT}/act"
-
-
-class Bot:
-    """A connected bot in a thread, polling ``hub``: answers each request after ``think``
-    seconds and keeps what it received."""
-
-    def __init__(self, hub: Hub, token: str = "s1", think: float = 0.0):
-        self.hub, self.token, self.think = hub, token, think
-        self.received: list[dict[str, Any]] = []
-        self.stop = threading.Event()
-        hub.open(BOT, token, capacity=8)
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        answers: list[tuple[str, int, bytes]] = []
-        while not self.stop.is_set():
-            try:
-                handed = self.hub.poll(BOT, self.token, answers, wait=0.1)
-            except Replaced:
-                return
-            answers = []
-            for delivery in handed:
-                body = orjson.loads(delivery.body)
-                self.received.append(body)
-                if self.stop.wait(self.think):
-                    return
-                answers.append((body["request_id"], 200, b'{"action": {"type": "pass"}}'))
 
 
 class Lookups:
@@ -86,7 +56,7 @@ def home(lookups: Lookups) -> Iterator[Relay]:
 
 @pytest.fixture
 def bot(home: Relay) -> Iterator[Bot]:
-    connected = Bot(home.hub)
+    connected = Bot(home.hub, "s1")
     yield connected
     connected.stop.set()
     connected.thread.join(2)
@@ -331,7 +301,7 @@ def test_the_connections_at_once_are_bounded_and_a_workers_request_makes_room(lo
     shown the relay's signature: an attacker's connections do not add threads, and do
     not keep a worker's new connection out."""
     relay = Relay(lookups, max_connections=20)
-    connected = Bot(relay.hub)
+    connected = Bot(relay.hub, "s1")
     where = address(relay)
     before = listener_threads()
     held: list[socket.socket] = []
@@ -354,7 +324,7 @@ def test_the_connections_at_once_are_bounded_and_a_workers_request_makes_room(lo
 
 def test_when_every_connection_is_a_workers_a_new_one_is_closed_at_once(lookups, pools):
     relay = Relay(lookups, max_connections=2)
-    thinker = Bot(relay.hub, think=1.0)  # each in turn: answered after 1 s and 2 s
+    thinker = Bot(relay.hub, "s1", think=1.0)  # each in turn: answered after 1 s and 2 s
     client = relay_client(relay, pools, capacity=2)
     asked = [client.begin_act({**PAYLOAD, "deadline_ms": 3000}) for _ in range(2)]
     waiting = threading.Thread(target=settle, args=(asked,), daemon=True)
@@ -417,7 +387,7 @@ def test_the_listeners_idle_time_outlasts_the_workers_pool():
 
 def test_waiting_for_the_bot_is_not_cut_by_the_read_time(home, pools, monkeypatch):
     monkeypatch.setattr(internal, "READ_SECONDS", 0.3)
-    thinker = Bot(home.hub, think=0.8)
+    thinker = Bot(home.hub, "s1", think=0.8)
     try:
         answer = ask(relay_client(home, pools), {**PAYLOAD, "deadline_ms": 3000})
     finally:
