@@ -71,39 +71,21 @@ def web(server: Lane) -> Iterator[tuple[str, Any]]:
     app.extensions["arena.db"].dispose()
 
 
-def listening_sockets(pid: int) -> int:
-    """TCP sockets in LISTEN state that the process holds."""
-    inodes = set()
-    for fd in os.listdir(f"/proc/{pid}/fd"):
-        target = (
-            os.readlink(f"/proc/{pid}/fd/{fd}") if os.path.exists(f"/proc/{pid}/fd/{fd}") else ""
-        )
-        if target.startswith("socket:["):
-            inodes.add(target[8:-1])
-    count = 0
-    for table in ("tcp", "tcp6"):
-        with open(f"/proc/{pid}/net/{table}") as f:
-            for line in f.readlines()[1:]:
-                fields = line.split()
-                if fields[3] == "0A" and fields[9] in inodes:
-                    count += 1
-    return count
+def register_laptop(api: Any, name: str) -> dict[str, Any]:
+    """A Cactus bot that connects out, registered as a student would: its registration."""
+    answer = api.post(
+        "/api/bots",
+        json={"name": name, "connect": True, "owner": "student", "games": ["cactus"]},
+    )
+    assert answer.status_code == 201, answer.json
+    return answer.json
 
 
 def test_a_connect_bot_plays_a_tournament_against_webhook_bots(server: Lane, web) -> None:
     url, api = web
-    answer = api.post(
-        "/api/bots",
-        json={
-            "name": f"{server.name}-laptop",
-            "connect": True,
-            "owner": "student",
-            "games": ["cactus"],
-        },
-    )
-    assert answer.status_code == 201, answer.json
-    laptop, secret = answer.json["id"], answer.json["signing_secret"]
-    assert "endpoint" not in answer.json or answer.json["endpoint"] is None
+    registered = register_laptop(api, f"{server.name}-laptop")
+    laptop, secret = registered["id"], registered["signing_secret"]
+    assert "endpoint" not in registered or registered["endpoint"] is None
     with ExitStack() as stack:
         ids = [laptop]
         for i in range(2):
@@ -116,7 +98,7 @@ def test_a_connect_bot_plays_a_tournament_against_webhook_bots(server: Lane, web
             return bool(presence.get("connected"))
 
         wait_for(connected, timeout=30, what="the connect bot's session")
-        assert listening_sockets(student.pid) == 0  # it only dials out
+        assert listening_ports(student.pid) == set()  # it only dials out
         presence = api.get(f"/api/bots/{laptop}").json["connection"]
         assert presence["sdk"].startswith("arenabot ") and presence["capacity"] >= 1
         tid = start_tournament(api, f"{server.name}-connect", ids, seed=5, games=2)
@@ -213,15 +195,7 @@ def test_the_web_process_holding_the_session_dies_mid_match_and_the_match_goes_o
         front = Front([first_port, second_port])
         stack.callback(front.close)
         url = f"http://127.0.0.1:{front.port}"
-        laptop = api.post(
-            "/api/bots",
-            json={
-                "name": f"{server.name}-moving",
-                "connect": True,
-                "owner": "student",
-                "games": ["cactus"],
-            },
-        ).json
+        laptop = register_laptop(api, f"{server.name}-moving")
         SlowBot.asked.clear()
         hook_id = webhook_bot(
             stack, api, f"{server.name}-slow-hook", SlowBot("cactus", "heuristic")
@@ -271,15 +245,7 @@ def test_the_images_processes_share_a_bot_and_one_dying_costs_it_nothing(
     env = {**os.environ, **server.env, "ARENA_RELAY_HOST": "127.0.0.1"}
     with ExitStack() as stack:
         url, master = stack.enter_context(image_web(env, tmp_path / "gunicorn.log"))
-        laptop = api.post(
-            "/api/bots",
-            json={
-                "name": f"{server.name}-pod",
-                "connect": True,
-                "owner": "student",
-                "games": ["cactus"],
-            },
-        ).json
+        laptop = register_laptop(api, f"{server.name}-pod")
         SlowBot.asked.clear()
         hook_id = webhook_bot(stack, api, f"{server.name}-pod-hook", SlowBot("cactus", "heuristic"))
         student = stack.enter_context(connect_bot(url, laptop["id"], laptop["signing_secret"]))
@@ -320,15 +286,7 @@ def test_a_second_copy_replaces_the_first_a_wrong_secret_is_refused_and_ctrl_c_d
     fault (exit 0), and matches queued while the bot is away wait for it instead of being
     played on defaults."""
     url, api = web
-    laptop = api.post(
-        "/api/bots",
-        json={
-            "name": f"{server.name}-copies",
-            "connect": True,
-            "owner": "student",
-            "games": ["cactus"],
-        },
-    ).json
+    laptop = register_laptop(api, f"{server.name}-copies")
     bot_id, secret = laptop["id"], laptop["signing_secret"]
     with ExitStack() as stack:
         wrong = stack.enter_context(connect_bot(url, bot_id, "not-the-secret-at-all"))
