@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.cli.processes import stop_processes
 from tests.support.lanes import free_port
 
 DOCKERFILE = Path(__file__).resolve().parents[2] / "deploy" / "Dockerfile"
@@ -87,9 +88,4 @@ def image_web(
                 time.sleep(0.2)
             yield url, proc
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop_processes([proc], 30)
