@@ -235,6 +235,7 @@ class Relay:
         self._told: dict[tuple[int, str], float] = {}
         self._lock = threading.Lock()
         self._server: _Server | None = None
+        self._home: str | None = None  # the listener's address, once found
 
     def secret(self, bot_id: int) -> str | None:
         now = time.monotonic()
@@ -276,7 +277,9 @@ class Relay:
         _log.warning("relay listener: %d to %s: %s (once a minute at most)", status, peer, problem)
 
     def home(self) -> str:
-        """This process's address for workers (its listener started if it was not)."""
+        """This process's address for workers (its listener started if it was not); found
+        once per listener, since a poll that reached another process compares its bot's
+        home with it."""
         with self._lock:
             if self._server is None:
                 server = _Server((self.host, self.port), self)
@@ -284,14 +287,19 @@ class Relay:
                     target=server.serve_forever, name="arena-relay", daemon=True
                 ).start()
                 self._server = server
-            host, port = self._server.server_address[:2]
-        if host in ("0.0.0.0", "::"):  # every interface: the address of this host's name
-            host = socket.gethostbyname(socket.gethostname())
-        return f"http://[{host}]:{port}" if ":" in str(host) else f"http://{host}:{port}"
+            if self._home is None:
+                host, port = self._server.server_address[:2]
+                if host in ("0.0.0.0", "::"):  # every interface: the address of this host's name
+                    host = socket.gethostbyname(socket.gethostname())
+                self._home = (
+                    f"http://[{host}]:{port}" if ":" in str(host) else f"http://{host}:{port}"
+                )
+            return self._home
 
     def close(self) -> None:
         with self._lock:
             server, self._server = self._server, None
+            self._home = None
         if server is not None:
             server.shutdown()
             server.server_close()
