@@ -4,13 +4,22 @@ same rows and columns as the JSON answer, so a spreadsheet and a script read one
 A cell is the JSON value written as text: null is empty, true and false are ``true`` and
 ``false``, a number as Python writes it (``repr``: it reads back exactly), a datetime in
 ISO 8601 with its offset.  Nested values are not exported: a CSV table is flat, and so are
-the rows given here."""
+the rows given here.
+
+No cell is a formula (OWASP's "CSV Injection"): text that a spreadsheet would run, one
+starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return, is written with a
+single quote before it (``'=1+1``), which a spreadsheet shows as text.  Numbers are not
+touched: an int or a float is written as the number (``-3``, ``-0.5``), and so is text
+that is wholly a number as Python or JSON writes one (``"-3"``, ``"-1e-05"``); ``"+3"``,
+``"-inf"`` and ``"-3+cmd"`` are not, and are quoted.  Every export is written by
+``cell``, so this holds for all of them."""
 
 from __future__ import annotations
 
 import csv
 import datetime as dt
 import io
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -18,8 +27,21 @@ from flask import Response
 
 from arena.models import aware
 
+# what a spreadsheet takes for the start of a formula; and a number, as str() and repr()
+# write ints and floats (a sign only when negative), which may start with "-" harmlessly
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+NUMBER = re.compile(r"-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?")
+
+
+def neutralised(text: str) -> str:
+    """``text``, with a single quote before it if a spreadsheet would run it."""
+    if text.startswith(FORMULA_START) and not NUMBER.fullmatch(text):
+        return "'" + text
+    return text
+
 
 def cell(value: Any) -> str:
+    """A value as its CSV cell (the module's rules); never a formula."""
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -30,7 +52,9 @@ def cell(value: Any) -> str:
         return aware(value).isoformat()  # with its offset, as in the JSON answers
     if isinstance(value, (list, dict)):
         raise TypeError("a CSV cell is a scalar: flatten the row first")
-    return str(value)
+    if isinstance(value, int):
+        return str(value)
+    return neutralised(str(value))
 
 
 def csv_text(rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> str:
