@@ -206,10 +206,13 @@ def _rabbitmq_vhost() -> Iterator[tuple[str, Callable[[], None]]]:
         subprocess.run([*RABBITMQCTL, "delete_vhost", name], capture_output=True)
 
 
-def wait_for(predicate, timeout: float = 90.0, what: str = "the workers") -> None:  # type: ignore[no-untyped-def]
+def wait_for(predicate, timeout: float = 90.0, what: str = "the workers", state=None) -> None:  # type: ignore[no-untyped-def]
+    """Poll ``predicate`` until it holds; past ``timeout``, fail, with what ``state()``
+    returns then (the thing waited on, as it was when the wait gave up)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():
             return
         time.sleep(0.2)
-    pytest.fail(f"{what} did not finish within {timeout:.0f}s")
+    seen = f"; at the end: {state()!r}" if state is not None else ""
+    pytest.fail(f"{what} did not finish within {timeout:.0f}s{seen}")
