@@ -360,6 +360,37 @@ def test_a_body_too_large_or_of_no_stated_length_is_refused_unread(home, lookups
     assert lookups.calls == []
 
 
+@pytest.mark.parametrize(
+    "head",
+    [
+        "POST\r\n",  # no path, no version
+        f"POST {ACT} SPDY/3\r\n",
+        f"POST {ACT} HTTP/1.1\r\nHost x\r\n",  # a header line without its colon
+        f"POST {ACT} HTTP/1.1\r\n: nameless\r\n",
+    ],
+)
+def test_a_malformed_head_is_refused_400_and_closed(home, lookups, head):
+    with socket.create_connection(address(home)) as sock:
+        sock.sendall(head.encode() + b"\r\n")
+        sock.settimeout(2.0)
+        answer = http.client.HTTPResponse(sock)
+        answer.begin()
+        assert answer.status == 400
+        answer.read()
+        assert closed_within(sock, 2.0) is not None
+    assert lookups.calls == []
+
+
+def test_header_names_are_read_whatever_their_case(home, bot):
+    """HTTP header names are case-insensitive (RFC 9110): a worker's request whose
+    headers are all in lower case (as some clients and proxies write them) is served."""
+    body = act_body()
+    signed = relay_signed(ACT, body, bot_signed(body))
+    status, headers, said = post(home, ACT, body, {k.lower(): v for k, v in signed.items()})
+    assert (status, headers.get("X-Arena-Relay")) == (200, "answer"), said
+    assert [r["request_id"] for r in bot.received] == ["a" * 32]
+
+
 # -- the worker's side: kept-alive connections, waits longer than the read time -------------
 def test_a_kept_alive_connection_the_listener_closed_costs_the_worker_nothing(
     home, bot, pools, monkeypatch

@@ -239,9 +239,11 @@ class BotRotate(MethodView):
 
         ``rotate`` lists what gets a new value (default: both); ``signing_secret`` is
         your own new secret, else the arena makes one.  The answer shows the new values
-        this once only, and the old ones stop working at once: the old owner token is
-        refused, and matches started from now on are signed with the new secret (a match
-        already being played ends with the old one).  Restart the bot with the new secret.
+        this once only, and the old ones stop working: the old owner token is refused at
+        once, and matches started from now on are signed with the new secret (a match
+        already being played ends with the old one).  Restart the bot with the new secret:
+        a bot that connects out is accepted with it at once, and a web process that read
+        the old one within the last minute accepts that one until the minute is over.
         An organiser of the bot's event resets a lost owner token this way and hands the
         new one over.
         """

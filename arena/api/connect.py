@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import random
 import re
 import threading
 import time
@@ -27,19 +28,20 @@ from sqlalchemy import func, select
 from arena import services
 from arena.api.common import ApiBlueprint, config, database
 from arena.api.schemas import id_field
-from arena.models import Bot, BotSession, Match, MatchSeat
-from arena.relay import forward, replays, sessions
+from arena.models import Bot, BotSession, Match, MatchSeat, utcnow
+from arena.relay import forward, presence, replays, sessions
 from arena.relay.hub import Replaced
 from arena.relay.internal import (
+    NO_BOT,
     SIGNATURE,
     TIMESTAMP,
     Relay,
-    check_signature,
     hop_headers,
     signature,
 )
 
 POLL_SECONDS = 25.0  # a poll with nothing to hand out is answered after this long
+HOLD_SPREAD = 0.2  # an empty poll is answered within its last fifth, at random
 DRAIN_POLL_SECONDS = 1.0  # ... that of a draining bot, whose matches are ending
 SESSIONS_PER_MINUTE = 12  # sessions a bot may open per minute (per web process)
 # polls that carry no answer a bot may send per minute (per web process), besides two for
@@ -209,12 +211,11 @@ def replay_store() -> replays.Replays:
 def _authenticated(data: dict[str, Any]) -> int:
     """The bot whose secret signed this request; a 401 otherwise (also for a replay)."""
     bot_id = data["bot_id"]
-    secret = relay().secret(bot_id)
-    if secret is None:
-        raise services.ServiceError(404, f"no bot {bot_id}")
-    problem = check_signature(
-        secret, request.headers.get(TIMESTAMP), request.headers.get(SIGNATURE), request.get_data()
+    problem = relay().verify(
+        bot_id, request.headers.get(TIMESTAMP), request.headers.get(SIGNATURE), request.get_data()
     )
+    if problem == NO_BOT:
+        raise services.ServiceError(404, f"no bot {bot_id}")
     if problem:
         raise services.ServiceError(401, f"the request is not the bot's: {problem}")
     try:
@@ -296,11 +297,19 @@ def _idle_polls() -> _IdlePolls:
     return current_app.extensions.setdefault("arena.relay.idle_polls", _IdlePolls())
 
 
-class _Polls:
-    """When each bot's poll last wrote "last heard from" (not at every poll)."""
+def _presence() -> presence.Presence:
+    """This process's writer of "last heard from" (``arena.relay.presence``)."""
+    found = current_app.extensions.get("arena.relay.presence")
+    if found is None:
+        db, hub = database(), relay().hub
 
-    def __init__(self) -> None:
-        self.written: dict[int, float] = {}
+        def write(tokens: dict[int, str], at: Any) -> None:
+            with db.session() as session:
+                sessions.seen_many(session, tokens, at)
+
+        made = presence.Presence(write, hub.holding, sessions.SEEN_EVERY.total_seconds(), utcnow)
+        found = current_app.extensions.setdefault("arena.relay.presence", made)
+    return found
 
 
 @blp.route("/poll", methods=["POST"])
@@ -323,7 +332,7 @@ def poll(data: dict[str, Any]) -> dict[str, Any] | Response:
     _heard_from(bot_id, token, draining)
     playing = _playing(bot_id) if draining else None
     # a draining bot waits for its matches to end: told at once, then every second
-    wait = POLL_SECONDS if not draining else 0.0 if playing == 0 else DRAIN_POLL_SECONDS
+    wait = _hold(bot_id, token) if not draining else 0.0 if playing == 0 else DRAIN_POLL_SECONDS
     try:
         handed = _poll(here, bot_id, token, data["answers"], draining, wait)
     except Replaced as exc:
@@ -339,6 +348,20 @@ def poll(data: dict[str, Any]) -> dict[str, Any] | Response:
     # written here rather than dumped through the schema: one per decision (see fast_load)
     body = orjson.dumps({"requests": handed, "playing": playing})
     return Response(body, mimetype="application/json")
+
+
+def _hold(bot_id: int, token: str) -> float:
+    """How long a poll with nothing to hand is held: ``POLL_SECONDS`` less up to a fifth,
+    at random; the first poll of a session here, anywhere from a tenth of it.  Thousands
+    of bots that connect together (after a restart of the web tier) poll together; held
+    alike, their polls would come back together every ``POLL_SECONDS``, each wave a burst
+    of work that every page and login waits behind.  The first hold scatters them over
+    the whole period, and the spread of the next ones keeps them scattered."""
+    first = current_app.extensions.setdefault("arena.relay.first_polls", {})
+    if first.get(bot_id) != token:
+        first[bot_id] = token
+        return POLL_SECONDS * random.uniform(0.1, 1.0)
+    return POLL_SECONDS * random.uniform(1.0 - HOLD_SPREAD, 1.0)
 
 
 def _poll(
@@ -444,14 +467,16 @@ def _over(session: Any, bot_id: int, token: str) -> tuple[int, str, str]:
 
 
 def _heard_from(bot_id: int, token: str, draining: bool) -> None:
-    polls = current_app.extensions.setdefault("arena.relay.polls", _Polls())
-    now = time.monotonic()
-    last = polls.written.get(bot_id)
-    if last is not None and now - last < sessions.SEEN_EVERY.total_seconds() and not draining:
+    """The bot polled: noted for the next batch of "last heard from"; a draining poll
+    (and the first poll after one here) is written at once, as the workers must stop
+    offering the bot matches now."""
+    drained = current_app.extensions.setdefault("arena.relay.draining", set())
+    if draining or bot_id in drained:
+        with database().session() as session:
+            sessions.seen(session, bot_id, token, draining)
+        (drained.add if draining else drained.discard)(bot_id)
         return
-    polls.written[bot_id] = now
-    with database().session() as session:
-        sessions.seen(session, bot_id, token, draining)
+    _presence().heard(bot_id, token)
 
 
 def _playing(bot_id: int) -> int:

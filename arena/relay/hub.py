@@ -164,6 +164,11 @@ class Hub:
             session = self._sessions.get(bot_id)
             return 1 if session is None else session.capacity
 
+    def holding(self) -> dict[int, str]:
+        """The bots with a poll open here now, and their sessions' tokens."""
+        with self._lock:
+            return {bot_id: s.token for bot_id, s in self._sessions.items() if s.polls}
+
     def connected(self) -> dict[int, dict[str, Any]]:
         """Per bot whose session is here: open polls, requests waiting and handed."""
         with self._lock:

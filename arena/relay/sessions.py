@@ -13,12 +13,12 @@ import secrets
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
-from sqlalchemy import select
+from sqlalchemy import select, tuple_, update
 from sqlalchemy.orm import Session
 
 from arena.models import Bot, BotSession, aware, utcnow
 
-SEEN_EVERY = dt.timedelta(seconds=10)  # a poll writes "last heard from" at most this often
+SEEN_EVERY = dt.timedelta(seconds=10)  # "last heard from" is written this often (presence)
 ONLINE_FOR = dt.timedelta(seconds=60)  # heard from this recently: connected
 
 
@@ -109,6 +109,18 @@ def seen(session: Session, bot_id: int, token: str, draining: bool) -> None:
     if row is not None and row.token == token:
         row.seen_at = utcnow()
         row.draining = draining
+
+
+def seen_many(session: Session, tokens: dict[int, str], at: dt.datetime) -> None:
+    """Bots heard from (``arena.relay.presence``): ``seen_at = at`` for each bot whose
+    live session's token is ``tokens[bot_id]``, in one statement."""
+    if tokens:
+        session.execute(
+            update(BotSession)
+            .where(tuple_(BotSession.bot_id, BotSession.token).in_(list(tokens.items())))
+            .values(seen_at=at)
+            .execution_options(synchronize_session=False)
+        )
 
 
 def close(session: Session, bot_id: int, token: str) -> bool:
