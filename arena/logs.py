@@ -17,6 +17,9 @@ import sys
 from typing import Any, TextIO
 
 LOG_FORMATS = ("text", "json")
+# the access logs leave out the connected bots' polls that succeed: there is one or more
+# per decision, and they would bury every other line
+QUIET_PATHS = ("/api/connect/poll",)
 
 # what every LogRecord has: anything else on a record came from the call's ``extra``
 _STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {

@@ -21,8 +21,7 @@ from werkzeug.serving import (
 )
 
 import arena
-
-QUIET_PATHS = ("/api/connect/poll",)  # a connected bot's polls: one or more a decision
+from arena.logs import QUIET_PATHS
 
 
 class _RequestHandler(WSGIRequestHandler):
