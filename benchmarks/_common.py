@@ -6,6 +6,9 @@ versions line of its header.
   still go through every code path of a real run (an option given on the command line
   still wins).  ``tests/test_benchmarks.py`` runs every benchmark so, so that none of
   them rots unnoticed; the figures of a smoke run measure nothing.
+- ``image_command(dockerfile)`` and ``host_command(command, port, workers)``: the image's
+  ``CMD`` as written, and as run on this host (the benchmarks that load the web tier run
+  the deployment's own command).
 - ``print_versions(*names)`` prints the interpreter's version and each named
   distribution's (``sqlite``: the SQLite library Python uses), what a run's ratios were
   measured against, so that two runs' figures can be told apart.
@@ -14,12 +17,16 @@ versions line of its header.
 from __future__ import annotations
 
 import argparse
+import json
 import platform
+import re
 import socket
 import sqlite3
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 SMOKE_HELP = (
@@ -87,3 +94,25 @@ def wait_until(check: Callable[[], bool], timeout: float, what: str) -> None:
         if time.monotonic() > deadline:
             raise SystemExit(f"{what}: not within {timeout:g} s")
         time.sleep(0.05)
+
+
+def image_command(dockerfile: Path) -> list[str]:
+    """The image's CMD as written (a JSON exec array)."""
+    found = re.findall(r"^CMD\s+(\[.*\])\s*$", dockerfile.read_text(), re.MULTILINE)
+    if len(found) != 1:
+        raise SystemExit(f"{dockerfile}: expected one CMD [...] line, found {len(found)}")
+    command = json.loads(found[0])
+    if command[0] != "gunicorn" or "--bind" not in command:
+        raise SystemExit(f"{dockerfile}: the CMD is not gunicorn with --bind: {command}")
+    return command
+
+
+def host_command(command: list[str], port: int, workers: int | None) -> list[str]:
+    """The CMD on this host: bound to 127.0.0.1:port, ``--workers`` replaced when given,
+    gunicorn taken from this interpreter's environment (a virtualenv not on PATH)."""
+    out = list(command)
+    out[out.index("--bind") + 1] = f"127.0.0.1:{port}"
+    if workers is not None:
+        out[out.index("--workers") + 1] = str(workers)
+    beside = Path(sys.executable).parent / out[0]
+    return [str(beside) if beside.exists() else out[0], *out[1:]]

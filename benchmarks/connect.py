@@ -7,8 +7,9 @@ process holding them.
                                  [--smoke]
 
 The web process is ``python -m arena serve`` (werkzeug, which closes every connection
-after its answer), or with ``--server gunicorn`` one gevent worker as the deployment
-runs it (the ``server`` extra), on an embedded database of its own.
+after its answer), or with ``--server gunicorn`` the image's command (``deploy/Dockerfile``'s
+``CMD``, read each run) with one gevent worker of its two (the ``server`` extra), on an
+embedded database of its own.
 
 1. Per decision, on loopback, the random Cactus sample bot (``PolicyBot``) run as a user
    runs it, in a process of its own; this process plays the worker:
@@ -78,6 +79,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from _common import (  # noqa: E402
     accepts,
     free_port,
+    host_command,
+    image_command,
     parse_args,
     print_versions,
     wait_until,
@@ -133,7 +136,7 @@ def started(argv: list[str], env: dict[str, str] | None = None) -> Iterator[subp
 
 SERVERS = {
     "werkzeug": "arena serve (werkzeug, a thread per connection; it closes each one)",
-    "gunicorn": "gunicorn, 1 gevent worker (as deploy/Dockerfile, keep-alive)",
+    "gunicorn": "the image's command (deploy/Dockerfile's CMD) with --workers 1 (keep-alive)",
 }
 
 
@@ -155,9 +158,7 @@ def web_process(
         argv = [sys.executable, "-m", "arena", "serve", "--port", str(port)]
     else:
         database.upgrade()  # arena serve does it itself
-        argv = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers",
-                "1", "--worker-class", "gevent", "--worker-connections", "4096",
-                "--access-logfile", "-", "arena.wsgi:app"]  # fmt: skip
+        argv = host_command(image_command(ROOT / "deploy" / "Dockerfile"), port, workers=1)
     try:
         with started(argv, env) as proc:
             wait_until(lambda: accepts(port) or proc.poll() is not None, 60, server)
