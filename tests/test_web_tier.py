@@ -6,6 +6,7 @@ password checks must work on the server's event loop."""
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import json
 import os
 import re
@@ -153,3 +154,41 @@ def test_a_crowd_that_takes_every_database_connection_is_told_to_come_back(
         assert len(said) == 1 and said[0].exc_info is None
         assert app.test_client().get("/api/bots").status_code == 200  # and it passes
         database.dispose()
+
+
+def test_the_access_log_leaves_out_successful_polls_only(tmp_path: Path) -> None:
+    """The image's --logger-class: a line per request but a connected bot's successful
+    poll (one or more per decision); a refused poll is still logged."""
+    from gunicorn.config import Config
+
+    from arena.serving import AccessLog
+
+    config = Config()
+    config.set("accesslog", str(tmp_path / "access.log"))
+    log = AccessLog(config)
+
+    class Request:
+        def __init__(self, path: str) -> None:
+            self.path, self.query, self.method, self.version = path, "", "POST", (1, 1)
+            self.headers: list[tuple[str, str]] = []
+
+    class Answer:
+        def __init__(self, status: int) -> None:
+            self.status, self.status_code, self.sent, self.headers = f"{status} X", status, 2, []
+
+    for path, status in [
+        ("/api/connect/poll", 200),
+        ("/api/connect/poll", 401),
+        ("/api/connect/session", 200),
+        ("/healthz", 200),
+    ]:
+        environ = {"REQUEST_METHOD": "POST", "RAW_URI": path, "SERVER_PROTOCOL": "HTTP/1.1"}
+        log.access(Answer(status), Request(path), environ, dt.timedelta(milliseconds=1))
+    for handler in log.access_log.handlers:
+        handler.flush()
+    lines = (tmp_path / "access.log").read_text().splitlines()
+    assert [(re.search(r'"POST (\S+)', line)[1], line.split('" ')[1][:3]) for line in lines] == [
+        ("/api/connect/poll", "401"),
+        ("/api/connect/session", "200"),
+        ("/healthz", "200"),
+    ]
