@@ -7,6 +7,7 @@ exit status 4, which gunicorn takes for "App failed to load" and stops on, rathe
 traceback per process it starts.  ``ARENA_LOG_FORMAT=json`` writes the application's log
 lines as JSON (gunicorn's access log has its own ``--access-logformat``)."""
 
+import gc
 import sys
 
 from arena.app import create_app
@@ -14,6 +15,24 @@ from arena.config import ConfigError, from_env
 from arena.logs import configure
 
 APP_LOAD_ERROR = 4  # gunicorn's exit status for an application that cannot load
+# Python's cyclic collector, as a web process holding thousands of long polls needs it:
+# a young collection every 20,000 new objects (not 700), a full one considered a tenth as
+# often as by default
+COLLECT_EVERY = (20_000, 10, 100)
+
+
+def quiet_collector() -> None:
+    """The collector of a web process, once its app is loaded.  Every held poll keeps a
+    request's objects alive for up to 25 s, so they reach the oldest generation, and each
+    full collection went through all of them and the whole loaded app: 0.35 to 0.9 s with
+    2,500 polls a process, during which the process answered nothing (measured with a
+    ``gc.callbacks`` probe at 5,000 bots; it was the pages' p99).  The app's own objects,
+    which live as long as the process, are frozen out of the collector's sight, and full
+    collections come rarely; reference counting still frees nearly everything at once."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*COLLECT_EVERY)
+
 
 try:
     config = from_env()
@@ -22,3 +41,4 @@ except ConfigError as exc:
     sys.exit(APP_LOAD_ERROR)
 configure(config.log_format)  # ARENA_LOG_FORMAT=json: the app's log lines as JSON
 app = create_app(config)
+quiet_collector()

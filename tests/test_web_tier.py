@@ -192,3 +192,26 @@ def test_the_access_log_leaves_out_successful_polls_only(tmp_path: Path) -> None
         ("/api/connect/session", "200"),
         ("/healthz", "200"),
     ]
+
+
+def test_a_web_process_freezes_its_loaded_app_out_of_the_collector(tmp_path: Path) -> None:
+    """The image's entry point (``arena.wsgi``) leaves the loaded app out of Python's
+    cyclic collector and collects its young objects in larger batches: full collections
+    over the app's objects and thousands of held polls stopped a process for up to 0.9 s
+    at 5,000 connected bots (benchmarks/crowd.py with a gc.callbacks probe)."""
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("ARENA_")},
+        "ARENA_PROFILE": "local",
+        "ARENA_DATA_DIR": str(tmp_path),
+    }
+    probe = (
+        "import gc, json, arena.wsgi as w; "
+        "print(json.dumps([gc.get_threshold(), w.COLLECT_EVERY, gc.get_freeze_count()]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    threshold, wanted, frozen = json.loads(done.stdout)
+    assert threshold == wanted and wanted[0] > 700  # larger batches than Python's default
+    assert frozen > 50_000  # the app, its libraries and their objects
