@@ -13,7 +13,7 @@ from flask import Flask, jsonify
 from werkzeug.exceptions import HTTPException, ServiceUnavailable
 
 from arena import proxies, sealing
-from arena.config import Config, from_env
+from arena.config import Config, from_env, local_secret_key
 from arena.db import Database
 from arena.extensions import api
 
@@ -41,7 +41,9 @@ def create_app(config: Config | None = None, **flask_config: Any) -> Flask:
     # before any route: every whole number in a path is an id, 1 to MAX_ID (else 404)
     app.url_map.converters["int"] = IdConverter
     app.config.update(
-        SECRET_KEY=config.secret_key,
+        # ARENA_SECRET_KEY, else (from_env refuses production without it) the data dir's
+        # key file, the same for every process of the machine and across restarts
+        SECRET_KEY=config.secret_key or local_secret_key(config.data_dir),
         API_TITLE="Card-bot arena",
         API_VERSION="1",
         OPENAPI_VERSION="3.0.3",

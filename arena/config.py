@@ -5,13 +5,19 @@ and a file-system Celery broker, both under ``ARENA_DATA_DIR``.  In the producti
 profile a missing secret, organiser token or embedded database is an error at start-up,
 not later.
 
+"a file (local)": without its variable the local profile makes the key once and keeps it
+in the data dir (``flask-secret.key`` for ``ARENA_SECRET_KEY``, ``secrets.key`` for
+``ARENA_SECRETS_KEY``; readable by its owner only), where every process of the machine
+finds it: a restart of ``arena serve`` keeps everyone signed in, and each of several web
+processes takes the cookies the others signed.
+
 | variable | meaning | default |
 | --- | --- | --- |
 | ``ARENA_PROFILE`` | ``local`` or ``production`` | ``local`` |
 | ``ARENA_DATA_DIR`` | where the embedded database and broker live | ``./arena-data`` |
 | ``ARENA_DATABASE_URL`` | SQLAlchemy URL (PostgreSQL in production) | SQLite file |
 | ``ARENA_BROKER_URL`` | Celery broker (``redis://``, ``amqp://``) | file-system broker |
-| ``ARENA_SECRET_KEY`` | Flask secret (sessions, CSRF) | random per process (local) |
+| ``ARENA_SECRET_KEY`` | Flask secret (signs session cookies, CSRF tokens) | a file (local) |
 | ``ARENA_SECRETS_KEY`` | keys sealing bots' signing secrets (``arena.sealing``) | a file (local) |
 | ``ARENA_ORGANISER_TOKEN`` | needed to create tournaments (required in production) | unset: open |
 | ``ARENA_ALLOWED_NETWORKS`` | comma-separated CIDRs bots may live in | none |
@@ -40,7 +46,7 @@ import importlib
 import math
 import os
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -64,6 +70,7 @@ RATE_LIMITS = {
     "register": "30 per minute;300 per hour",
 }
 DATABASE_FILE = "arena.sqlite3"  # the embedded database, in the data dir
+SECRET_KEY_FILE = "flask-secret.key"  # the local profile's Flask secret, in the data dir
 
 
 def embedded_database(env: Mapping[str, str]) -> Path | None:
@@ -78,12 +85,39 @@ def embedded_database(env: Mapping[str, str]) -> Path | None:
     return None
 
 
+def kept_key(path: Path, make: Callable[[], str]) -> str:
+    """The key kept in ``path``, made with ``make()`` on first use: written whole to a file
+    of its own (readable by its owner only) and linked into place, so that processes
+    starting at once agree on one key and none reads a half-written file."""
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        draft = path.with_name(f".{path.name}.{secrets.token_hex(8)}")
+        fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(make() + "\n")
+        try:
+            os.link(draft, path)
+        except FileExistsError:
+            pass  # another process was first: its key is the one
+        finally:
+            draft.unlink()
+    return path.read_text().strip()
+
+
+def local_secret_key(data_dir: Path) -> str:
+    """The local profile's Flask secret (``SECRET_KEY_FILE`` in the data dir): one secret
+    random per process logged everyone out at every restart, and signed a person in on
+    one of several web processes and out on the next."""
+    return kept_key(data_dir / SECRET_KEY_FILE, lambda: secrets.token_hex(32))
+
+
 @dataclass(frozen=True)
 class Config:
     profile: str = "local"
     data_dir: Path = Path("arena-data")
     database_url: str = ""
     broker_url: str = ""
+    # the Flask secret; "": the local profile's key file in the data dir (create_app)
     secret_key: str = ""
     # the keys bots' signing secrets are sealed with (arena.sealing); "": the local
     # profile's key file in the data dir
@@ -286,7 +320,7 @@ def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         data_dir=data_dir,
         database_url=database_url,
         broker_url=broker_url,
-        secret_key=secret_key or secrets.token_hex(32),
+        secret_key=secret_key,  # "": the data dir's (local_secret_key), read by create_app
         secrets_key=_secrets_key(env),
         organiser_token=organiser_token,
         allowed_networks=networks,

@@ -2,6 +2,12 @@
 login session (Flask-Login), else anyone; CSRF wherever a session is what signs a request
 in; and the rate limits on sign-up, login and registration (``RateLimits``).
 
+A login session is a row of ``web_sessions`` (``accounts.start_web_session``); the signed
+cookie carries only its id, and every request looks the row up.  The cookie's signature
+alone would keep a session alive wherever a copy of it went, whatever its owner did:
+logging out deletes the row, and a new password or signing out everywhere deletes every
+row of the account.
+
 A bearer token travels only when a program sends it, so a request carrying one needs no
 CSRF token; a session cookie travels with any request a browser makes, so a write that
 a session signs in must carry the page's CSRF token (``X-CSRFToken``, which
@@ -18,7 +24,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from flask import Flask, current_app, g, request
-from flask_login import UserMixin, current_user
+from flask_login import UserMixin, current_user, login_user, logout_user
 from flask_wtf.csrf import CSRFError
 from limits import parse_many
 from limits.storage import storage_from_string
@@ -37,32 +43,42 @@ CONNECT_PREFIX = "/api/connect/"  # the connect transport: HMAC-signed, no sessi
 
 
 class LoggedIn(UserMixin):
-    """A page's signed-in account.  Its session id carries the account's
-    ``session_epoch``: a changed password ends the sessions made before it."""
+    """A page's signed-in account, and the id of its login session (what Flask-Login
+    keeps in the cookie; the session's row keeps its hash)."""
 
-    def __init__(self, account: Account):
+    def __init__(self, account: Account, session_id: str):
         self.account_id = account.id
         self.name = account.name
         self.role = account.role
-        self.epoch = account.session_epoch
+        self.session_id = session_id
 
     def get_id(self) -> str:
-        return f"{self.account_id}.{self.epoch}"
+        return self.session_id
 
 
 @login_manager.user_loader
-def _load(user_id: str) -> LoggedIn | None:
-    account_id, _, epoch = user_id.partition(".")
-    try:
-        wanted = int(account_id), int(epoch)
-    except ValueError:
-        return None
+def _load(session_id: str) -> LoggedIn | None:
+    """The session's account while its row lives (a cookie of before migration 0017,
+    ``"<account>.<epoch>"``, names no row: logged out)."""
     database: Database = current_app.extensions["arena.db"]
     with database.session() as session:
-        account = accounts.get_account(session, wanted[0], missing=None)
-        if account is None or account.session_epoch != wanted[1]:
-            return None
-        return LoggedIn(account)
+        account = accounts.account_for_web_session(session, session_id)
+        return None if account is None else LoggedIn(account, session_id)
+
+
+def log_in(session: Any, account: Account) -> None:
+    """Start a login session of the account in this request's cookie (a new row); the
+    one the cookie held before, if any, ends."""
+    if current_user.is_authenticated:
+        accounts.end_web_session(session, current_user.session_id)
+    login_user(LoggedIn(account, accounts.start_web_session(session, account)))
+
+
+def log_out(session: Any) -> None:
+    """End this request's login session: its row, then the cookie's hold of it."""
+    if current_user.is_authenticated:
+        accounts.end_web_session(session, current_user.session_id)
+    logout_user()
 
 
 def bearer_token() -> str | None:
@@ -212,6 +228,8 @@ def init_app(app: Flask, config: Config) -> None:
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_SECURE=config.profile == "production",
+        # the signed cookie's lifetime, and the login session's in its row
+        PERMANENT_SESSION_LIFETIME=accounts.SESSION_LIFETIME,
         REMEMBER_COOKIE_SAMESITE="Lax",
     )
     login_manager.init_app(app)

@@ -111,7 +111,8 @@ class Account(Base):
     # a one-time link to set a new password (an organiser makes it): its hash, and until when
     reset_token_hash: Mapped[str | None] = mapped_column(String(64), default=None)
     reset_expires_at: Mapped[dt.datetime | None] = mapped_column(default=None)
-    # bumped when the password changes: the sessions logged in before it end
+    # bumped when the password changes (kept for the record: since migration 0017 what
+    # ends a page's session is its ``WebSession`` row going)
     session_epoch: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
 
@@ -133,6 +134,21 @@ class ApiToken(Base):
     label: Mapped[str] = mapped_column(String(64), default="")
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
     last_used_at: Mapped[dt.datetime | None] = mapped_column(default=None)
+
+
+class WebSession(Base):
+    """A page's login session, live while its row is here: the signed cookie carries its
+    id (in clear, like a token; this keeps the hash), and every request looks it up, so
+    that logging out, a new password or signing out everywhere ends it on the server and
+    a copy of the cookie taken before is worth nothing (``arena.services.accounts``)."""
+
+    __tablename__ = "web_sessions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    # a session ends SESSION_LIFETIME after its login; older rows are deleted at a login
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow, index=True)
 
 
 class Event(Base):

@@ -23,8 +23,6 @@ of its own would write secrets no arena process can open.
 from __future__ import annotations
 
 import functools
-import os
-import secrets
 import threading
 from pathlib import Path
 from typing import Any
@@ -64,22 +62,11 @@ def new_key() -> str:
 
 
 def local_key(data_dir: Path) -> str:
-    """The local profile's key, made on first use: written whole to a file of its own
-    and linked into place, so that two processes starting at once agree on one key."""
-    path = data_dir / LOCAL_KEY_FILE
-    if not path.exists():
-        data_dir.mkdir(parents=True, exist_ok=True)
-        draft = data_dir / f".{LOCAL_KEY_FILE}.{secrets.token_hex(8)}"
-        fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as out:
-            out.write(new_key() + "\n")
-        try:
-            os.link(draft, path)
-        except FileExistsError:
-            pass  # another process was first: its key is the one
-        finally:
-            draft.unlink()
-    return path.read_text().strip()
+    """The local profile's key, made on first use (``arena.config.kept_key``: two
+    processes starting at once agree on one key)."""
+    from arena.config import kept_key  # arena.config reads this module: imported late
+
+    return kept_key(data_dir / LOCAL_KEY_FILE, new_key)
 
 
 class Keyring:

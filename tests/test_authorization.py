@@ -375,6 +375,27 @@ TABLE: dict[tuple[str, str], list[Case]] = {
             ),
         ),
     ],
+    ("POST", "/api/accounts/<int:account_id>/sign-out"): [
+        Case(
+            "a contestant of A: A's organisers, the admin and themselves",
+            "/api/accounts/{contestant}/sign-out",
+            expect(
+                anonymous=401,
+                contestant=200,
+                other=403,
+                organiser_a=200,
+                organiser_b=403,
+                admin=200,
+            ),
+        ),
+    ],
+    ("POST", "/api/accounts/me/sign-out"): [
+        Case(
+            "one's own account (the organiser token has none)",
+            "/api/accounts/me/sign-out",
+            {**same(200), "anonymous": 401, "admin": 403},
+        ),
+    ],
     ("POST", "/api/accounts/reset"): [
         Case(
             "the link's secret is the credential",
@@ -580,6 +601,10 @@ TABLE: dict[tuple[str, str], list[Case]] = {
     ],
     ("POST", "/logout"): [
         Case("with the form's token", "/logout", same(302), {}, form=True),
+    ],
+    ("POST", "/account/sign-out"): [
+        # one's own sessions (a stranger, signed in as nobody, is sent to the login page)
+        Case("with the form's token", "/account/sign-out", same(302), {}, form=True),
     ],
     ("POST", "/signup"): [
         Case(

@@ -1,6 +1,7 @@
 """``/api/accounts``: sign-up, API tokens (a program's login), the account signed in,
-and one-time reset links an organiser makes.  Sign-up and login are rate limited per
-client address."""
+one-time reset links an organiser makes, and signing an account out everywhere (its
+own, or an organiser's for a contestant).  Sign-up and login are rate limited per client
+address."""
 
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ from arena.api.schemas import (
     LoginSchema,
     PasswordResetSchema,
     ResetLinkSchema,
+    SignedOutSchema,
     TokenCreatedSchema,
 )
 from arena.models import Account, ApiToken
@@ -144,6 +146,37 @@ def revoke(token_id: int) -> None:
         accounts.revoke_token(session, _me(session), token_id)
 
 
+@blp.route("/me/sign-out", methods=["POST"])
+@blp.response(200, SignedOutSchema)
+@blp.doc(security=BEARER)
+def sign_out_me() -> dict[str, Any]:
+    """Sign yourself out everywhere: every session and every API token of yours ends
+
+    The token (or the page's session) this request came with ends too: log in again
+    (``POST /api/accounts/tokens``) for a new one.  Your password stays.
+    """
+    with database().session() as session:
+        return accounts.sign_out_everywhere(session, _me(session))
+
+
+@blp.route("/<int:account_id>/sign-out", methods=["POST"])
+@blp.response(200, SignedOutSchema)
+@blp.doc(security=BEARER)
+def sign_out(account_id: int) -> dict[str, Any]:
+    """Sign an account out everywhere (an organiser of one of its events, the admin, or
+    the account itself)
+
+    Every login session of the account (on every device) and every API token of it end,
+    at once; its password stays, so its owner logs in again (a password someone else
+    learned is changed with a reset link, which ends them too).  The event roster's
+    *Sign out everywhere* button.
+    """
+    with database().session() as session:
+        account = accounts.get_account(session, account_id)
+        accounts.check_signs_out(session, current_caller(session), account)
+        return accounts.sign_out_everywhere(session, account)
+
+
 @blp.route("/<int:account_id>/reset", methods=["POST"])
 @blp.response(201, ResetLinkSchema)
 @blp.doc(security=BEARER)
@@ -170,8 +203,10 @@ def reset_link(account_id: int) -> dict[str, Any]:
 def reset_password(data: dict[str, Any]) -> None:
     """Set a new password with a reset link's secret (the link's last part)
 
-    The secret works once; every session of the account logged in before ends.
+    The secret works once.  Every session and every API token of the account ends (a
+    token made with the old password, the sign-up token): log in again with the new
+    password (``POST /api/accounts/tokens``) for a new token.
     """
     with rate_limit("login"), database().session() as session:
         account = accounts.account_for_reset(session, data["secret"])
-        accounts.set_password(account, data["password"])
+        accounts.set_password(session, account, data["password"])

@@ -1215,6 +1215,14 @@ class ResetLinkSchema(Schema):
     expires_at = UtcDateTime()
 
 
+class SignedOutSchema(Schema):
+    account_id = fields.Integer()
+    sessions_ended = fields.Integer(
+        metadata={"description": "the account's login sessions of the pages that ended"}
+    )
+    tokens_revoked = fields.Integer(metadata={"description": "its API tokens revoked"})
+
+
 class PasswordResetSchema(Schema):
     secret = fields.String(required=True, validate=validate.Length(min=1, max=200))
     password = password_field(required=True)

@@ -1,6 +1,12 @@
 """Accounts: signing up (with an event's join code, or openly where the operator allows
-it), passwords (argon2, a memory-hard hash), API tokens, one-time reset links an
-organiser makes, and the ``Caller`` an account is.  No Flask here."""
+it), passwords (argon2, a memory-hard hash), API tokens, the pages' login sessions, one-time
+reset links an organiser makes, signing out everywhere, and the ``Caller`` an account is.
+No Flask here.
+
+What ends what: logging out ends that login session (its row: a copy of its cookie is
+refused afterwards); a new password (a reset link, or any other way) and signing out
+everywhere end every login session and every API token of the account, so that whoever
+learned the old password keeps nothing it made."""
 
 from __future__ import annotations
 
@@ -11,7 +17,7 @@ from typing import Any, TypeVar
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -23,6 +29,7 @@ from arena.models import (
     ApiToken,
     Event,
     EventMember,
+    WebSession,
     aware,
     bot_name,
     bot_name_key,
@@ -36,6 +43,9 @@ PASSWORD_MIN_LENGTH = 10
 PASSWORD_MAX_LENGTH = 200  # argon2 takes any length; a bound keeps a request cheap
 RESET_LINK_LIFETIME = dt.timedelta(hours=24)
 TOKEN_USE_GRANULARITY = dt.timedelta(hours=1)  # how precisely a token's last use is kept
+# a page's login session ends this long after its login (Flask's lifetime of the signed
+# cookie is set to the same, arena.logins)
+SESSION_LIFETIME = dt.timedelta(days=31)
 # argon2id with OWASP's first recommended parameters (Password Storage Cheat Sheet:
 # 19 MiB, 2 passes, 1 lane), about 40 ms and 19 MiB a check here.  The library's default
 # (RFC 9106's second option: 64 MiB, 3 passes, 4 lanes) took 160 ms, 64 MiB and four
@@ -137,6 +147,44 @@ def revoke_token(session: Session, account: Account, token_id: int) -> None:
     session.delete(row)
 
 
+def start_web_session(session: Session, account: Account) -> str:
+    """A new login session of the account for the pages: its id in clear, for the signed
+    cookie only (the row keeps its hash).  Sessions past their lifetime, anyone's, are
+    deleted here: a login is rare enough to pay for it, and nothing else needs to."""
+    now = utcnow()
+    session.execute(delete(WebSession).where(WebSession.created_at < now - SESSION_LIFETIME))
+    secret = new_token()
+    session.add(WebSession(account_id=account.id, token_hash=hash_token(secret), created_at=now))
+    session.flush()
+    return secret
+
+
+def account_for_web_session(session: Session, secret: str) -> Account | None:
+    """The account of a live login session (the id its cookie carries), else None: logged
+    out, ended by a new password or by signing out everywhere, or too old."""
+    row = session.scalar(select(WebSession).where(WebSession.token_hash == hash_token(secret)))
+    if row is None or aware(row.created_at) < utcnow() - SESSION_LIFETIME:
+        return None
+    return session.get(Account, row.account_id)
+
+
+def end_web_session(session: Session, secret: str) -> None:
+    """Log out: the session's row goes, and with it every copy of its cookie."""
+    session.execute(delete(WebSession).where(WebSession.token_hash == hash_token(secret)))
+
+
+def sign_out_everywhere(session: Session, account: Account) -> dict[str, int]:
+    """End every login session and revoke every API token of the account; how many of
+    each.  Its password stays: whoever knows it logs in again."""
+    ended = session.execute(delete(WebSession).where(WebSession.account_id == account.id))
+    revoked = session.execute(delete(ApiToken).where(ApiToken.account_id == account.id))
+    return {
+        "account_id": account.id,
+        "sessions_ended": ended.rowcount or 0,  # type: ignore[attr-defined]
+        "tokens_revoked": revoked.rowcount or 0,  # type: ignore[attr-defined]
+    }
+
+
 def event_by_code(session: Session, join_code: str) -> Event:
     event = session.scalar(select(Event).where(Event.join_code == typed_join_code(join_code)))
     if event is None:
@@ -210,17 +258,24 @@ def authenticate(session: Session, name: str, password: str) -> Account:
     return account
 
 
-def set_password(account: Account, password: str) -> None:
+def set_password(session: Session, account: Account, password: str) -> None:
+    """A new password, and everything the old one opened ends: every login session and
+    every API token of the account (a token minted with a stolen password, the sign-up
+    token).  A page that set it starts a session afresh; a program logs in again
+    (``POST /api/accounts/tokens``) for a new token."""
     if problem := password_problem(password, account.name):
         raise ServiceError(400, problem)
     account.password_hash = _checked(_hasher.hash, password)
-    account.session_epoch += 1  # sessions logged in with the old password end
+    account.session_epoch += 1
     account.reset_token_hash = None
     account.reset_expires_at = None
+    session.flush()
+    sign_out_everywhere(session, account)
 
 
-def check_resets(session: Session, who: Caller, account: Account) -> None:
-    """The admin resets anyone's password; an organiser, a contestant's of their events."""
+def _check_organises(session: Session, who: Caller, account: Account, refusal: str) -> None:
+    """The admin, or an organiser of an event the account is a contestant of (an
+    organiser's or the admin's own account is the admin's alone)."""
     if who.admin:
         return
     if who.anonymous:
@@ -231,7 +286,25 @@ def check_resets(session: Session, who: Caller, account: Account) -> None:
         )
     )
     if account.role != "contestant" or not set(shared) & who.organises:
-        raise ServiceError(403, "only an organiser of one of their events may reset this password")
+        raise ServiceError(403, refusal)
+
+
+def check_resets(session: Session, who: Caller, account: Account) -> None:
+    """The admin resets anyone's password; an organiser, a contestant's of their events."""
+    _check_organises(
+        session, who, account, "only an organiser of one of their events may reset this password"
+    )
+
+
+def check_signs_out(session: Session, who: Caller, account: Account) -> None:
+    """Who may sign an account out everywhere: the account itself, the admin, and an
+    organiser of an event it is a contestant of (the one who would hand out a reset link
+    to it)."""
+    if who.account_id is not None and who.account_id == account.id:
+        return
+    _check_organises(
+        session, who, account, "only an organiser of one of their events may sign this account out"
+    )
 
 
 def make_reset_link(session: Session, who: Caller, account: Account) -> str:

@@ -1,9 +1,9 @@
 """The account pages: logging in and out, signing up, a one-time password reset link, your
 account (role, events, API tokens), "My bots", and the admin's list of accounts.
 
-Logging in, signing up, logging out and setting a password are this module's own
-Flask-WTF forms (a POST with the form's CSRF token, then a redirect): they start or end
-the login session, which the JSON API does not.  Everything else that changes data
+Logging in, signing up, logging out, signing out everywhere and setting a password are
+this module's own Flask-WTF forms (a POST with the form's CSRF token, then a redirect):
+they start or end the login session, which the JSON API does not.  Everything else that changes data
 (making or revoking a token, attaching a bot, creating an organiser) goes through the API
 from ``static/forms.js``, which sends the page's CSRF token.  The rules (who may sign up,
 what a password must be) are ``arena.services.accounts``'; this module only shows them.
@@ -15,7 +15,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from flask import abort, flash, redirect, render_template, request, url_for
-from flask_login import login_user, logout_user
 from flask_wtf import FlaskForm
 from sqlalchemy import func, select
 from werkzeug.wrappers import Response
@@ -23,7 +22,7 @@ from wtforms import PasswordField, StringField
 from wtforms.validators import DataRequired, Length, Optional
 
 from arena import services
-from arena.logins import LoggedIn, failed_logins, limit_signup, rate_limit
+from arena.logins import failed_logins, limit_signup, log_in, log_out, rate_limit
 from arena.models import Account, ApiToken, Bot, Event
 from arena.services import accounts
 from arena.web.pages.common import bp, config, database, reader
@@ -80,7 +79,7 @@ def login() -> Any:
             try:
                 with failed_logins(name), database().session() as session:
                     account = accounts.authenticate(session, name, form.password.data or "")
-                    login_user(LoggedIn(account))
+                    log_in(session, account)
             except services.ServiceError as exc:
                 message, busy = exc.message, exc.fields.get("retry_after")
             else:
@@ -97,10 +96,32 @@ def login() -> Any:
 
 @bp.post("/logout")
 def logout() -> Response:
+    """End this session on the server (its row), not only in this browser's cookie: a
+    copy of the cookie taken before is refused afterwards.  The account's sessions on
+    other devices stay."""
     # the CSRF token was checked before this ran (arena.logins: every page POST)
-    logout_user()
+    with database().session() as session:
+        log_out(session)
     flash("You are logged out.")
     return redirect(url_for("web.index"))
+
+
+@bp.post("/account/sign-out")
+def sign_out_everywhere() -> Response:
+    """End every session of the signed-in account (this one too) and revoke its API
+    tokens: for a person who fears someone else is signed in as them.  Their password
+    stays; a stolen one is changed with a reset link."""
+    with database().session() as session:
+        who = reader(session)
+        if who.account_id is None:
+            return login_redirect()
+        ended = accounts.sign_out_everywhere(session, accounts.get_account(session, who.account_id))
+        log_out(session)
+    flash(
+        f"You are signed out everywhere: {ended['sessions_ended']} sessions ended and "
+        f"{ended['tokens_revoked']} API tokens revoked. Log in again here."
+    )
+    return redirect(url_for(LOGIN_PAGE))
 
 
 @bp.route("/signup", methods=["GET", "POST"])
@@ -127,7 +148,7 @@ def signup() -> Any:
                     message = exc.message
                     session.rollback()
                 else:
-                    login_user(LoggedIn(account))
+                    log_in(session, account)
                     if event is not None:
                         flash(f"Welcome, {account.name}: you joined {event.name}.")
                         return redirect(url_for("web.event", event_id=event.id))
@@ -157,14 +178,18 @@ def reset(secret: str) -> Any:
                 try:
                     if not form.validate():
                         raise services.ServiceError(400, "Give a new password.")
-                    accounts.set_password(account, form.password.data or "")
+                    accounts.set_password(session, account, form.password.data or "")
                 except services.ServiceError as exc:
                     message = exc.message
                 else:
-                    session.flush()
-                    # the new password ended the old sessions; this one starts afresh
-                    login_user(LoggedIn(account))
-                    flash("Your new password is set.")
+                    # the new password ended every session and API token of the account;
+                    # this session starts afresh (a program needs a new token)
+                    log_in(session, account)
+                    flash(
+                        "Your new password is set. Every other session and every API token "
+                        "of your account has ended: make a new token on your account page if "
+                        "a program needs one."
+                    )
                     return redirect(url_for("web.my_bots"))
         name = account.name
     return render_template("reset.html", form=form, message=message, name=name), (

@@ -736,7 +736,8 @@
     } else if (done === "show") {
       const box = form.querySelector(".json-result");
       box.querySelectorAll("[data-field]").forEach((el) => {
-        const value = String((result.body || {})[el.dataset.field] || "");
+        const raw = (result.body || {})[el.dataset.field];
+        const value = raw === undefined || raw === null ? "" : String(raw); // 0 is shown
         if ("link" in el.dataset) {
           el.href = window.location.origin + value;
           el.textContent = window.location.origin + value;
