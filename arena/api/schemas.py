@@ -575,7 +575,8 @@ class TournamentCreateSchema(GameRulesSchema):
         validate=validate.Length(max=MAX_SEATS),
         metadata={
             "description": "people who play in the browser: each gets a seat of their own "
-            "and one link (seat_links in the answer, shown once)"
+            "and one link (seat_links in the answer, shown once); with event_id the seats "
+            "are the event's"
         },
     )
     person_deadline_s = StrictInteger(

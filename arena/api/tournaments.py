@@ -178,7 +178,8 @@ class Tournaments(MethodView):
         queued at once, after the commit.  ``people`` play in the browser: each gets a
         seat (``seat_links``, shown this once), the matches wait until their people sit
         down, and they are unrated unless ``rated``.  With ``event_id`` it is the event's
-        (its organisers start it, and only its bots enter).
+        (its organisers start it, and only its bots enter); its people's seats are the
+        event's too, hidden with it from those not in a private event.
 
         A tournament of more than ``BUILD_INLINE`` (2,000) matches is answered at once with
         ``202 Accepted`` and the status ``building``: a worker schedules it and writes its
@@ -192,8 +193,11 @@ class Tournaments(MethodView):
         with database().session() as session:
             check_starts(session, data["event_id"])
             engine = services.game_engine(data["game"])
+            # an event's tournament seats its people in the event, as its bots are
             links = [
-                people.person_seat(session, engine.id, name, "organiser", deadline)
+                people.person_seat(
+                    session, engine.id, name, "organiser", deadline, event_id=data["event_id"]
+                )
                 for name in names
             ]
             data["bot_ids"] = [*data["bot_ids"], *(link.bot_id for link in links)]

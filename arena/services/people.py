@@ -4,7 +4,9 @@ A person's seat is a bot row of kind ``person`` that connects out: the person's 
 one more client of the connect transport (``arena.relay``), so the referee and the
 workers treat it as any bot, with the deadline set for the match (``Bot.deadline_ms``).
 Each seat a person is given is a row of its own, made for that match or tournament; its
-signing secret is the seat's link, shown once.
+signing secret is the seat's link, shown once.  A seat for an event's tournament is the
+event's (``Bot.event_id``), as its bots are: events never mix, and a private event's seat
+is hidden with the rest of the event (its lists, its pages) from those not in it.
 
 A house bot is a row of kind ``house`` per policy (``random``, ``heuristic``), made on
 first use, for every game with that policy; a worker plays it in process.
@@ -111,10 +113,18 @@ def house_bot(session: Session, policy: str) -> Bot:
 
 
 def person_seat(
-    session: Session, game_id: str, name: str, owner: str, deadline_seconds: int
+    session: Session,
+    game_id: str,
+    name: str,
+    owner: str,
+    deadline_seconds: int,
+    event_id: int | None = None,
 ) -> SeatLink:
     """A new seat for a person: a bot row of kind ``person`` that connects out, named
-    after the person (with a short tag: names are unique), with its own deadline."""
+    after the person (with a short tag: names are unique), with its own deadline; in
+    ``event_id`` (None: the open arena), so that it may sit at that event's tables and is
+    seen only where the event is.  No account owns it: an event's limit of bots per
+    account does not count it."""
     shown = bot_name(name)[:PERSON_NAME_MAX] or "guest"
     while True:
         tag = f"{random.SystemRandom().getrandbits(24):06x}"
@@ -132,6 +142,7 @@ def person_seat(
         games=[game_id],
         status="active",
         deadline_ms=deadline_seconds * 1000,
+        event_id=event_id,
         description="A person playing in the browser.",
         info={"apiversion": PROTOCOL_VERSION, "games": [game_id], "capacity": 1},
     )

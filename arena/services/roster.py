@@ -58,9 +58,12 @@ def event_roster(session: Session, event: Event, who: Caller | None = None) -> l
         .join(Account, Account.id == EventMember.account_id)
         .where(EventMember.event_id == event.id)
     ).all()
+    # people's seats of the event's tournaments are no member's bots: not on the roster
     bots = list(
         session.scalars(
-            select(Bot).where(Bot.event_id == event.id, Bot.status != "deleted").order_by(Bot.name)
+            select(Bot)
+            .where(Bot.event_id == event.id, Bot.status != "deleted", Bot.kind != "person")
+            .order_by(Bot.name)
         )
     )
     connected = sessions.online(session, (b.id for b in bots if b.endpoint is None))

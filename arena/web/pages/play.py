@@ -14,7 +14,7 @@ from arena.api.play import private_bot_ids
 from arena.games import GAMES, POLICIES
 from arena.models import Bot, Match, MatchSeat
 from arena.services import people
-from arena.web.pages.common import bp, config, database, game_rows
+from arena.web.pages.common import bp, config, database, game_rows, hidden_events
 from arena.web.viewer import drawing_path
 
 DEADLINES = (15, 30, 60, 120, 300)  # the choices of a person's time per decision, seconds
@@ -48,22 +48,31 @@ def play_game(game_id: str) -> str:
 
 @bp.get("/play/seat/<int:bot_id>")
 def play_seat(bot_id: int) -> str:
+    """A person's seat.  Its key is in the link's fragment, which never reaches a server,
+    so the page cannot tell the person from anyone who types the address: a seat of a
+    private event the reader is not in is served (its person may be in no event at all)
+    without what would tell a stranger about the event: the person's name and the
+    event's match ids.  The person learns them by playing."""
     with database().session() as session:
         bot = session.get(Bot, bot_id)
         if bot is None or bot.kind != "person" or bot.status == "deleted":
             abort(404, f"There is no person's seat {bot_id}.")
-        matches = list(
-            session.scalars(
-                select(Match.id)
-                .join(MatchSeat, MatchSeat.match_id == Match.id)
-                .where(MatchSeat.bot_id == bot.id)
-                .order_by(Match.id)
+        hidden = bot.event_id is not None and bot.event_id in hidden_events(session)
+        matches: list[int] = []
+        if not hidden:
+            matches = list(
+                session.scalars(
+                    select(Match.id)
+                    .join(MatchSeat, MatchSeat.match_id == Match.id)
+                    .where(MatchSeat.bot_id == bot.id)
+                    .order_by(Match.id)
+                )
             )
-        )
         game = bot.games[0]
         return render_template(
             "play_seat.html",
             bot=bot,
+            seat_name=None if hidden else bot.name,
             game=GAMES[game],
             matches=matches,
             deadline_s=(bot.deadline_ms or 0) // 1000,

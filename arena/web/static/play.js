@@ -118,7 +118,8 @@
   function seatPage(seatRoot) {
     const botId = Number(seatRoot.dataset.botId);
     const game = seatRoot.dataset.game;
-    const name = seatRoot.dataset.name;
+    // no name on a private event's seat shown to a page that is not in the event
+    const name = seatRoot.dataset.name || "a person";
     const key = decodeURIComponent(window.location.hash.slice(1));
     const skew = Number(seatRoot.dataset.serverTime) - Date.now() / 1000;
     const tablePane = $("table");
