@@ -36,8 +36,15 @@ processes takes the cookies the others signed.
 | ``ARENA_RATE_LIMITS`` | limits on failed logins, sign-ups without a join code, registration | on |
 | ``ARENA_RATELIMIT_STORAGE`` | where they count (``redis://`` for many web processes) | memory |
 | ``ARENA_TRUSTED_PROXIES`` | proxies that name the client (a count, or CIDRs) | none |
-| ``ARENA_METRICS_TOKEN`` | bearer token ``/metrics`` asks for | unset: open |
+| ``ARENA_METRICS_TOKEN`` | bearer token of ``/metrics`` and workers' metrics ports | see below |
+| ``ARENA_WORKER_METRICS_HOST`` | where ``arena worker --metrics-port`` listens | loopback |
 | ``ARENA_LOG_FORMAT`` | ``text`` or ``json`` (one object per line, ``arena.logs``) | text |
+
+Without ``ARENA_METRICS_TOKEN``, ``/metrics`` answers the local profile's anyone with
+counts that leave out private events, and refuses everyone (403) in the production
+profile, where Prometheus is given the token (``arena.metrics.web``).  A worker's
+metrics port listens on ``127.0.0.1`` unless ``ARENA_WORKER_METRICS_HOST`` names another
+address (a pod's IP, ``0.0.0.0``) for a Prometheus on another host.
 """
 
 from __future__ import annotations
@@ -153,8 +160,12 @@ class Config:
     ratelimit_storage: str = "memory://"
     # the proxies whose X-Forwarded-For names the client: a count or networks (arena.proxies)
     trusted_proxies: Any = 0
-    # the bearer token /metrics wants (None: open), and how processes write their logs
+    # the bearer token /metrics and a worker's metrics port want (None: /metrics open without
+    # private events in the local profile, refused in production; arena.metrics.web), the
+    # address a worker's metrics port listens on (loopback unless Prometheus is elsewhere),
+    # and how processes write their logs
     metrics_token: str | None = None
+    worker_metrics_host: str = "127.0.0.1"
     log_format: str = "text"
     limits: Mapping[str, str] = field(default_factory=lambda: dict(RATE_LIMITS))
     testing: bool = False
@@ -342,6 +353,7 @@ def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         rate_limits=_flag(env, "ARENA_RATE_LIMITS", default=True),
         ratelimit_storage=ratelimit_storage,
         metrics_token=env.get("ARENA_METRICS_TOKEN") or None,
+        worker_metrics_host=env.get("ARENA_WORKER_METRICS_HOST", "").strip() or "127.0.0.1",
         trusted_proxies=_trusted_proxies(env),
         log_format=log_format,
     )

@@ -279,3 +279,36 @@ def test_db_upgrade_waits_for_a_database_that_starts_later(tmp_path):
         )
         assert later.returncode == 0, later.stderr
         assert "the database schema is up to date" in later.stdout
+
+
+def test_prometheus_reaches_each_workers_metrics_with_the_token():
+    """A worker's metrics port listens on loopback unless told (ARENA_WORKER_METRICS_HOST):
+    the files that run workers beside a Prometheus tell it the pod's or container's
+    address, on the port the command serves and the scrape config names, and the web's
+    /metrics, refused in production without ARENA_METRICS_TOKEN, gets it."""
+    import yaml
+
+    parser = build_parser()
+    (worker,) = [d for d in _manifests() if d["metadata"]["name"] == "arena-worker"]
+    (container,) = worker["spec"]["template"]["spec"]["containers"]
+    args = parser.parse_args(container["command"][1:])
+    assert args.metrics_port and args.pool != "prefork"
+    assert {"name": "metrics", "containerPort": args.metrics_port} in container["ports"]
+    env = {e["name"]: e for e in container["env"]}
+    host = env["ARENA_WORKER_METRICS_HOST"]["valueFrom"]["fieldRef"]["fieldPath"]
+    assert host == "status.podIP"  # the pod's IP only, as the web's relay listener
+    (secret,) = [d for d in _manifests() if d["kind"] == "Secret"]
+    assert secret["stringData"]["ARENA_METRICS_TOKEN"]
+    assert {"secretRef": {"name": "arena"}} in container["envFrom"]
+
+    services = _compose()["services"]
+    args = parser.parse_args(services["worker"]["command"][1:])
+    assert args.metrics_port and args.pool != "prefork"
+    assert services["worker"]["environment"]["ARENA_WORKER_METRICS_HOST"] == "0.0.0.0"
+    for name in ("web", "worker"):
+        assert services[name]["environment"]["ARENA_METRICS_TOKEN"].startswith("${ARENA_METRICS")
+    scrape = yaml.safe_load((DEPLOY / "prometheus.yml").read_text())["scrape_configs"]
+    jobs = {job["job_name"]: job for job in scrape}
+    assert jobs["arena-worker"]["static_configs"][0]["targets"] == [f"worker:{args.metrics_port}"]
+    for name in ("arena-web", "arena-worker"):
+        assert jobs[name]["authorization"]["type"] == "Bearer"

@@ -10,6 +10,7 @@ import itertools
 import json
 import os
 import subprocess
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -24,10 +25,13 @@ from sqlalchemy import func, select, text
 
 from arena.app import create_app
 from arena.cli import main
+from arena.cli.output import UsageError
 from arena.cli.processes import stop_processes, worker_command
+from arena.cli.server import check_metrics_port
+from arena.config import from_env
 from arena.metrics import worker as worker_metrics
 from arena.metrics.worker import fault_kind
-from arena.models import Bot, BotSession, Match, Replay, Tournament, utcnow
+from arena.models import Bot, BotSession, Event, Match, Replay, Tournament, utcnow
 from arena.services import workers
 from arena.worker.lifecycle import SeatPlan
 from sample_bots.policy_bot import PolicyBot
@@ -132,6 +136,71 @@ def test_the_web_metrics_want_the_bearer_token_when_one_is_set(make_app):
     assert "/metrics" not in client.get("/api/openapi.json").get_json()["paths"]
 
 
+def _private_event_with_a_bot(app) -> None:
+    """A private event with a bot, a session, a tournament and a queued match of its own;
+    a public event's bot; nothing else."""
+    now = utcnow()
+    with app.extensions["arena.db"].session() as s:
+        private = Event(name="secret class", games=["cactus"], visibility="private",
+                        join_code="P", ladder={})  # fmt: skip
+        public = Event(name="open class", games=["cactus"], join_code="Q", ladder={})
+        s.add_all([private, public])
+        s.flush()
+        hidden = _bot("hidden", event_id=private.id)
+        s.add_all([hidden, _bot("shown", event_id=public.id)])
+        s.flush()
+        s.add(BotSession(bot_id=hidden.id, token="a", home="h", seen_at=now))
+        s.add(Tournament(name="t", game="cactus", seats_per_match=2, seed=1, event_id=private.id))
+        old = now - dt.timedelta(hours=2)
+        s.add(Match(game="cactus", seed=1, status="queued", created_at=old, event_id=private.id))
+
+
+def test_an_open_scrape_counts_nothing_of_a_private_event(make_app):
+    """The local profile without a token: open, as for a class's afternoon, but what it
+    counts is what anyone may see: a private event's bots, tournaments, matches and
+    sessions are not there (its bot would be told by the count of connect bots)."""
+    app = make_app()
+    _private_event_with_a_bot(app)
+
+    answer = app.test_client().get("/metrics")
+
+    assert answer.status_code == 200
+    scraped = samples(answer.get_data(as_text=True))
+    assert value(scraped, "arena_bots", status="active", transport="connect") == 1  # the public
+    assert value(scraped, "arena_connected_bots") == 0
+    assert value(scraped, "arena_tournaments", status="running") == 0
+    assert value(scraped, "arena_matches", status="queued") == 0
+    assert value(scraped, "arena_queued_match_age_seconds") == 0
+
+
+def test_the_tokens_bearer_counts_the_private_events_too(make_app):
+    app = make_app(metrics_token="scrape-me")
+    _private_event_with_a_bot(app)
+
+    answer = app.test_client().get("/metrics", headers=auth("scrape-me"))
+
+    scraped = samples(answer.get_data(as_text=True))
+    assert value(scraped, "arena_bots", status="active", transport="connect") == 2
+    assert value(scraped, "arena_connected_bots") == 1
+    assert value(scraped, "arena_tournaments", status="running") == 1
+    assert value(scraped, "arena_matches", status="queued") == 1
+    assert value(scraped, "arena_queued_match_age_seconds") >= 2 * 3600
+
+
+def test_production_serves_the_metrics_to_the_token_only(make_app):
+    """Without ARENA_METRICS_TOKEN the production profile answers nobody (a scrape set up
+    without it fails where its operator sees it); with it, a token-less request is a 401."""
+    client = make_app(profile="production").test_client()
+    for headers in ({}, auth("anything")):
+        refused = client.get("/metrics", headers=headers)
+        assert refused.status_code == 403
+        assert "ARENA_METRICS_TOKEN" in refused.get_data(as_text=True)
+        assert "arena_" not in refused.get_data(as_text=True)
+    client = make_app(profile="production", metrics_token="scrape-me").test_client()
+    assert client.get("/metrics").status_code == 401
+    assert client.get("/metrics", headers=auth("scrape-me")).status_code == 200
+
+
 def test_the_web_metrics_fail_the_scrape_when_the_database_cannot_be_read(make_app):
     app = make_app()
     with app.extensions["arena.db"].session() as s:
@@ -162,6 +231,49 @@ def test_metrics_port_refuses_a_prefork_pool_and_a_port_in_use(capsys):
         assert main(["worker", "--metrics-port", str(port)]) == 2
     err = capsys.readouterr().err
     assert err == f"arena: --metrics-port {port}: cannot listen there (Address already in use)\n"
+
+
+@pytest.fixture
+def forget_served(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The servers a test starts, shut at its end; this process's heartbeat never
+    advertises them."""
+    monkeypatch.setattr(worker_metrics, "_served", {})
+    servers: list[Any] = []
+    yield servers
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_workers_metrics_listen_on_loopback_unless_told(forget_served, tmp_path):
+    server = worker_metrics.serve(0)
+    forget_served.append(server)
+
+    assert server.server_address[0] == "127.0.0.1"
+    assert worker_metrics.served_host() == "127.0.0.1"
+    assert "arena_results_total" in scrape(server.server_port)
+    # the setting, and the command's check of it
+    assert from_env({"ARENA_DATA_DIR": str(tmp_path)}).worker_metrics_host == "127.0.0.1"
+    env = {"ARENA_DATA_DIR": str(tmp_path), "ARENA_WORKER_METRICS_HOST": "0.0.0.0"}
+    assert from_env(env).worker_metrics_host == "0.0.0.0"
+    with pytest.raises(UsageError, match=r"^ARENA_WORKER_METRICS_HOST 'nowhere\.invalid' is not"):
+        check_metrics_port(free_port(), "threads", "nowhere.invalid")
+
+
+def test_a_workers_metrics_want_the_token_when_one_is_set(forget_served):
+    server = worker_metrics.serve(0, token="scrape-me")
+    forget_served.append(server)
+    url = f"http://127.0.0.1:{server.server_port}/metrics"
+
+    for headers in ({}, auth("wrong")):
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=10)
+        assert refused.value.code == 401
+        assert refused.value.headers["WWW-Authenticate"] == "Bearer"
+        refused.value.close()
+    request = urllib.request.Request(url, headers=auth("scrape-me"))
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        assert "arena_results_total" in answer.read().decode()
 
 
 def test_a_match_is_counted_from_its_record_for_programs_answers_only():
@@ -307,4 +419,5 @@ def test_a_worker_serves_its_metrics_of_a_tournament_it_plays(embedded, tmp_path
     parsed = [json.loads(line) for line in logged.read_text().splitlines() if line.strip()]
     assert all({"time", "level", "logger", "message"} <= set(line) for line in parsed)
     assert any(line["message"].endswith(" ready.") for line in parsed), parsed[:20]
-    assert f"arena: metrics on port {port} (/metrics)" in printed.read_text()
+    # on loopback: ARENA_WORKER_METRICS_HOST is not set
+    assert f"arena: metrics on http://127.0.0.1:{port}/metrics" in printed.read_text()

@@ -81,9 +81,10 @@ def configure_logging(args: argparse.Namespace, config: Config, level: str) -> N
         raise UsageError(f"--loglevel: {exc}") from None
 
 
-def check_metrics_port(port: int, pool: str) -> None:
-    """``--metrics-port``: 0 (no endpoint), else a port this host lets the worker take, with a
-    pool whose matches play in the worker's own process (``arena.metrics.worker``)."""
+def check_metrics_port(port: int, pool: str, host: str | None = None) -> None:
+    """``--metrics-port``: 0 (no endpoint), else a pool whose matches play in the worker's
+    own process (``arena.metrics.worker``) and, given ``host`` (its listening address,
+    ``ARENA_WORKER_METRICS_HOST``), a port this host lets the worker take there."""
     check_port("--metrics-port", port, lowest=0)
     if not port:
         return
@@ -92,10 +93,18 @@ def check_metrics_port(port: int, pool: str) -> None:
             "--metrics-port needs --pool threads or solo: a prefork worker plays its matches "
             "in child processes, whose metrics its endpoint would not see"
         )
-    with socket.socket() as probe:  # taken now: one line here, not a log line later
+    if host is None:
+        return
+    try:
+        family, _, _, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except OSError as exc:
+        raise UsageError(
+            f"ARENA_WORKER_METRICS_HOST {host!r} is not an address of this host ({exc})"
+        ) from None
+    with socket.socket(family) as probe:  # taken now: one line here, not a log line later
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
-            probe.bind(("", port))
+            probe.bind(address)
         except OSError as exc:
             raise UsageError(
                 f"--metrics-port {port}: cannot listen there ({exc.strerror or exc})"
@@ -137,13 +146,14 @@ def cmd_worker(args: argparse.Namespace) -> int:
     at_least("--concurrency", args.concurrency, 1)
     check_metrics_port(args.metrics_port, args.pool)
     config = from_env()
+    check_metrics_port(args.metrics_port, args.pool, config.worker_metrics_host)
     configure_logging(args, config, args.loglevel)
     upgraded_database(config)
     app = worker_app(config)  # every task registered
     if args.metrics_port:
         from arena.metrics.worker import serve_when_ready
 
-        serve_when_ready(args.metrics_port)
+        serve_when_ready(args.metrics_port, config.worker_metrics_host, config.metrics_token)
     # a worker keeps connections to many bots open at once: as many files as allowed
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < hard:
@@ -303,8 +313,9 @@ def add_commands(sub: Any) -> None:
         type=int,
         default=0,
         metavar="N",
-        help="serve this worker's Prometheus metrics at http://<host>:N/metrics "
-        "(0, the default: not served; not with --pool prefork)",
+        help="serve this worker's Prometheus metrics at http://<host>:N/metrics, <host> "
+        "being $ARENA_WORKER_METRICS_HOST (default 127.0.0.1; with $ARENA_METRICS_TOKEN "
+        "set, scrapes need it) (0, the default: not served; not with --pool prefork)",
     )
     add_log_format(worker)
     worker.set_defaults(func=cmd_worker)

@@ -14,16 +14,28 @@ The metrics live in this process (prometheus-client's default registry, with its
 and Python metrics), so the endpoint needs a pool whose matches play in this process:
 ``threads`` (the default) or ``solo``; ``arena worker`` refuses ``--metrics-port`` with
 ``--pool prefork``, whose children would count where nobody scrapes.
+
+The endpoint listens on loopback unless ``ARENA_WORKER_METRICS_HOST`` says otherwise (a
+pod's IP, for a Prometheus elsewhere in the cluster): a worker usually runs beside other
+programs, and what it counts is nobody else's business by default.  Nothing it counts
+tells one event from another (games, fault kinds, outcomes), but with
+``ARENA_METRICS_TOKEN`` set it wants that bearer token too, as the web's ``/metrics``
+does: one token for Prometheus's every arena job, and an endpoint opened to a network is
+no more open than the web's.
 """
 
 from __future__ import annotations
 
+import hmac
 import logging
-from collections.abc import Sequence
+import socket
+import threading
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from prometheus_client import Counter, Gauge, Histogram, disable_created_metrics
-from prometheus_client.exposition import start_http_server
+from prometheus_client.exposition import ThreadingWSGIServer, make_wsgi_app
 
 from arena.games import GAMES
 
@@ -65,7 +77,8 @@ for _game in GAMES:
 for _outcome in OUTCOMES:
     RESULTS.labels(_outcome)
 
-_served: dict[str, int] = {}  # the port this process's endpoint listens on, once it does
+DEFAULT_HOST = "127.0.0.1"  # where the endpoint listens unless ARENA_WORKER_METRICS_HOST
+_served: dict[str, Any] = {}  # the address this process's endpoint listens on, once it does
 
 
 def _in_flight() -> int:
@@ -119,12 +132,46 @@ def result(outcome: str) -> None:
     RESULTS.labels(outcome).inc()
 
 
-def serve(port: int, host: str = "0.0.0.0") -> int:
-    """Serve this process's metrics on ``host:port`` from a thread; returns the port."""
+class _Quiet(WSGIRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:  # a line per scrape says nothing
+        pass
+
+
+WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+
+
+def _with_bearer(app: WsgiApp, token: str) -> WsgiApp:
+    """``app`` for requests with ``Authorization: Bearer <token>`` only; 401 for others."""
+
+    def guarded(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        scheme, _, given = environ.get("HTTP_AUTHORIZATION", "").partition(" ")
+        if scheme.lower() == "bearer" and hmac.compare_digest(given.strip(), token):
+            return app(environ, start_response)
+        start_response(
+            "401 Unauthorized",
+            [("Content-Type", "text/plain"), ("WWW-Authenticate", "Bearer")],
+        )
+        return [b"a bearer token is needed (ARENA_METRICS_TOKEN)\n"]
+
+    return guarded
+
+
+def serve(port: int, host: str = DEFAULT_HOST, token: str | None = None) -> WSGIServer:
+    """Serve this process's metrics on ``host:port`` from a thread (``token``: the bearer
+    token a scrape must send; None: none); returns the server (``server_address``)."""
     disable_created_metrics()  # no ``_created`` series beside every counter
-    server, _thread = start_http_server(port, addr=host)
-    _served["port"] = server.server_port
-    return server.server_port
+    app = make_wsgi_app()
+    if token:
+        app = _with_bearer(app, token)
+    family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]  # IPv4 or IPv6
+
+    class Server(ThreadingWSGIServer):
+        address_family = family
+
+    server = make_server(host, port, app, Server, handler_class=_Quiet)
+    threading.Thread(target=server.serve_forever, name="arena-metrics", daemon=True).start()
+    _served.update(host=server.server_address[0], port=server.server_port)
+    return server
 
 
 def served_port() -> int | None:
@@ -132,17 +179,24 @@ def served_port() -> int | None:
     return _served.get("port")
 
 
-def serve_when_ready(port: int) -> None:
-    """Serve the metrics on ``port`` once the Celery worker of this process is ready
+def served_host() -> str | None:
+    """The address this process's metrics listen on (None: not served)."""
+    return _served.get("host")
+
+
+def serve_when_ready(port: int, host: str = DEFAULT_HOST, token: str | None = None) -> None:
+    """Serve the metrics on ``host:port`` once the Celery worker of this process is ready
     (``worker_ready``: its pool started, its warden with it)."""
     from celery.signals import worker_ready
 
     def _ready(**_: Any) -> None:
         try:
-            bound = serve(port)
+            server = serve(port, host, token)
         except OSError as exc:  # taken since the command checked it: the worker goes on
-            log.error("the metrics cannot be served on port %s: %s", port, exc)
+            log.error("the metrics cannot be served on %s port %s: %s", host, port, exc)
             return
-        print(f"arena: metrics on port {bound} (/metrics)", flush=True)
+        bound = server.server_address[0]
+        shown = f"[{bound}]" if ":" in bound else bound
+        print(f"arena: metrics on http://{shown}:{server.server_port}/metrics", flush=True)
 
     worker_ready.connect(_ready, weak=False, dispatch_uid="arena.metrics.worker")
