@@ -8,8 +8,6 @@ against a real ``arena serve`` process at the end."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -24,13 +22,12 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import select
 
-from arena.cli.processes import stop_processes
 from arena.models import Match, Rating
 from arena.relay.internal import SIGNATURE, TIMESTAMP, signature
 from arena.services import accounts
 from arena.worker import ladder
 from tests.support.api import auth, error, tournament_body
-from tests.support.lanes import free_port
+from tests.test_connect_replays import serve
 
 ADMIN = "the-organiser-token"
 PASSWORD = "a long enough password"
@@ -232,28 +229,6 @@ def test_the_open_arenas_tournament_with_people_stays_in_the_open_arena(client, 
 
 
 # -- against a real server ------------------------------------------------------------------
-def _serve(stack: ExitStack, env: dict[str, str]) -> str:
-    """``arena serve`` on a free port with ``env``; its address once it answers."""
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "arena", "serve", "--port", str(port)],
-        env={**os.environ, **env},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    stack.callback(stop_processes, [proc], 10)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            requests.get(f"{url}/api/games", timeout=2).raise_for_status()
-            return url
-        except requests.RequestException:
-            if time.monotonic() > deadline or proc.poll() is not None:
-                pytest.fail("arena serve did not answer within 60 s")
-            time.sleep(0.1)
-
-
 def _signed(secret: str, body: dict[str, Any]) -> tuple[bytes, dict[str, str]]:
     """A body as a person's page signs it with the seat's key (static/hmac.js)."""
     raw = orjson.dumps({**body, "request_id": os.urandom(16).hex()})
@@ -266,7 +241,7 @@ def _signed(secret: str, body: dict[str, Any]) -> tuple[bytes, dict[str, str]]:
 def test_an_organiser_seats_people_in_a_private_event_over_http(tmp_path) -> None:
     env = {"ARENA_DATA_DIR": str(tmp_path), "ARENA_ORGANISER_TOKEN": ADMIN}
     with ExitStack() as stack:
-        url = _serve(stack, env)
+        url = serve(stack, env)
         session = stack.enter_context(requests.Session())
         organiser = session.post(
             f"{url}/api/accounts",
