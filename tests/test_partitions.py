@@ -374,7 +374,7 @@ def test_a_worker_frozen_inside_a_result_transaction_holds_up_no_one(services: L
         # the server ends the frozen transaction, and its locks with it
         activity = (
             "SELECT state, wait_event_type, wait_event, now() - state_change,"
-            " now() - backend_xact_start, left(query, 200) FROM pg_stat_activity WHERE pid = %s"
+            " now() - xact_start, left(query, 200) FROM pg_stat_activity WHERE pid = %s"
         )
         print("the frozen session at the freeze:", watcher.execute(activity, (backend,)).fetchone())
         # the bound is the server's own; the margin is for a loaded machine (seen on CI:
