@@ -187,3 +187,22 @@ def test_bots_that_connected_together_do_not_poll_together(client: FlaskClient) 
     # spread over the whole period: some in each tenth of it past the first
     assert {int(hold / period * 10) for hold in firsts} >= set(range(1, 10))
     assert all(0.8 * period <= hold <= period for hold in later)
+
+
+def test_the_writer_ends_when_no_bot_polls_and_starts_again_when_one_does() -> None:
+    writes = Writes()
+    presence = Presence(writes, dict, every=0.01, now=lambda: AT)
+    presence.heard(1, "a")
+
+    def writers() -> int:
+        return int(presence.thread is not None and presence.thread.is_alive())
+
+    deadline = time.monotonic() + 10
+    while (writers() or not writes.calls) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert writers() == 0 and writes.calls == [({1: "a"}, AT)]
+    presence.heard(2, "b")  # a bot polls again: written again
+    while len(writes.calls) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    presence.stop()
+    assert writes.calls[1] == ({2: "b"}, AT)

@@ -26,10 +26,14 @@ log = logging.getLogger(__name__)
 BATCH = 1000  # bots per statement
 
 
+IDLE_ROUNDS = 6  # the writer's thread ends after this many rounds with nothing to write
+
+
 class Presence:
     """The bots heard from since the last write, and the writer that runs every
-    ``every`` seconds in a thread of this process (started by the first ``heard``, again
-    in a forked child)."""
+    ``every`` seconds in a thread of this process: started by a ``heard`` when none runs
+    (the first, one in a forked child, one after the thread ended), ended after
+    ``IDLE_ROUNDS`` rounds with no bot to write (an app no bot polls any more)."""
 
     def __init__(
         self,
@@ -49,6 +53,7 @@ class Presence:
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._pid: int | None = None
+        self.thread: threading.Thread | None = None  # the writer's, once started
 
     def heard(self, bot_id: int, token: str) -> None:
         """The bot polled with session ``token``: it is written with the next batch."""
@@ -56,7 +61,17 @@ class Presence:
             self._heard[bot_id] = token
             if self._pid != os.getpid():
                 self._pid = os.getpid()
-                threading.Thread(target=self._run, name="arena-presence", daemon=True).start()
+                self.thread = threading.Thread(target=self._run, name="arena-presence", daemon=True)
+                self.thread.start()
+
+    def _done(self) -> bool:
+        """End the thread (True) when nothing waits to be written; a ``heard`` after it
+        starts another."""
+        with self._lock:
+            if self._heard:
+                return False
+            self._pid = None
+            return True
 
     def flush(self) -> int:
         """Write the bots heard from and those holding a poll now; how many."""
@@ -77,11 +92,14 @@ class Presence:
         return len(tokens)
 
     def _run(self) -> None:
+        idle = 0
         while not self._wake.wait(self.every):
             try:
-                self.flush()
+                idle = 0 if self.flush() else idle + 1
             except Exception as exc:  # the database away: the next write tries again
                 log.warning("could not write when connected bots were heard from: %s", exc)
+            if idle >= IDLE_ROUNDS and self._done():
+                return
 
     def stop(self) -> None:
         self._wake.set()
