@@ -318,7 +318,7 @@ def test_a_second_copy_replaces_the_first_a_wrong_secret_is_refused_and_ctrl_c_d
             except urllib.error.HTTPError as refused:
                 statuses.append((refused.code, orjson.loads(refused.read())["message"]))
                 refused.close()
-        assert statuses[0][0] == 409  # the bot's own request: no such session
+        assert statuses[0][0] == 404  # the bot's own request: no such session
         assert statuses[1][0] == 401 and "replayed" in statuses[1][1]
 
         first = stack.enter_context(connect_bot(url, bot_id, secret))

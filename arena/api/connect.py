@@ -7,14 +7,23 @@ secret and carries a fresh ``request_id``, which no web process of the arena tak
 (``arena.relay.replays``).  The process that answers a poll holds the session from then
 on (``arena.relay``); a poll is held until a request comes for the bot, or
 ``POLL_SECONDS``.
+
+What each endpoint answers, and what a bot does about it, is tabled in the document; its
+tests (``tests/test_connect_document.py``) read those tables and drive every endpoint into
+every status they list.
 """
 
 from __future__ import annotations
 
+import base64
 import collections
 import contextlib
+import hashlib
+import hmac
+import math
 import random
 import re
+import secrets
 import threading
 import time
 from typing import Any
@@ -28,6 +37,8 @@ from sqlalchemy import func, select
 from arena import services
 from arena.api.common import ApiBlueprint, config, database
 from arena.api.schemas import id_field
+from arena.games import GAMES
+from arena.match.faults import excerpt
 from arena.models import Bot, BotSession, Match, MatchSeat, utcnow
 from arena.relay import forward, presence, replays, sessions
 from arena.relay.hub import Replaced
@@ -40,7 +51,7 @@ from arena.relay.internal import (
     signature,
 )
 
-POLL_SECONDS = 25.0  # a poll with nothing to hand out is answered after this long
+POLL_SECONDS = 25  # a poll with nothing to hand out is answered after this long
 HOLD_SPREAD = 0.2  # an empty poll is answered within its last fifth, at random
 DRAIN_POLL_SECONDS = 1.0  # ... that of a draining bot, whose matches are ending
 SESSIONS_PER_MINUTE = 12  # sessions a bot may open per minute (per web process)
@@ -50,6 +61,7 @@ SESSIONS_PER_MINUTE = 12  # sessions a bot may open per minute (per web process)
 IDLE_POLLS_PER_MINUTE = 60
 MAX_ANSWERS = 64
 REQUEST_ID = validate.Regexp(r"^[0-9a-f]{32}$", error="32 lowercase hex digits")
+TOKEN_TAG_BYTES = 12  # of a session token's tag (``_mint``): 16 characters of base64url
 
 blp = ApiBlueprint(
     "connect",
@@ -132,7 +144,9 @@ class Close(Signed):
 
 class Opened(Schema):
     session = fields.String()
-    poll_seconds = fields.Float()
+    poll_seconds = fields.Integer(
+        metadata={"description": "whole seconds an empty poll is held at most"}
+    )
     replaced = fields.Boolean(metadata={"description": "a live session of the bot was ended"})
 
 
@@ -258,12 +272,55 @@ def open_session(data: dict[str, Any]) -> dict[str, Any]:
     here = relay()
     with database().session() as session:
         bot = services.get_bot(session, bot_id)
+        # every refusal comes before the live session is touched (a copy of the bot with
+        # a wrong info must not end the copy that plays): the transaction is rolled back
         info = services.connect_info(bot, data["info"], session)
-        opened = sessions.open_session(session, bot_id, here.home(), info)
+        _played_here(data["info"]["games"])
+        token = _mint(bot_id)
+        opened = sessions.open_session(session, bot_id, here.home(), info, token)
     here.hub.open(bot_id, opened.token, info.get("capacity") or 1)
     if opened.old_home:
         _tell_old_home(opened.old_home, bot_id, opened.token)
-    return {"session": opened.token, "poll_seconds": POLL_SECONDS, "replaced": opened.replaced}
+    # whole seconds, as documented: a client in a typed language reads it as an integer
+    poll_seconds = math.ceil(POLL_SECONDS)
+    return {"session": opened.token, "poll_seconds": poll_seconds, "replaced": opened.replaced}
+
+
+def _played_here(declared: list[str]) -> None:
+    """A 400 for an ``info`` that declares a game this arena does not play ("go"): the bot
+    was written for another arena, or the name is mistyped, and its author hears it now
+    rather than wondering why its matches never come (as registration refuses such a
+    ``GET /``).  A game played here that the bot is not registered for is accepted: a bot
+    may play more games than its owner registered it for (the JavaScript starter
+    declares all three), as a webhook bot's ``GET /`` may; it is seated only in those."""
+    unknown = sorted({game for game in declared if game not in GAMES})
+    if unknown:
+        named = ", ".join(excerpt(game) for game in unknown[:5])
+        raise services.ServiceError(
+            400,
+            f"the bot's info declares game(s) this arena does not play: {named}; games "
+            f"here: {', '.join(sorted(GAMES))} (declare only those the bot plays here)",
+        )
+
+
+def _mint(bot_id: int, nonce: str | None = None) -> str:
+    """A new session token of the bot (``nonce`` given: the token made with it): random,
+    and tagged with an HMAC of the bot's id under the arena's secret key (the one every
+    web process shares; not the bot's secret, which its owner may rotate), so that a
+    token the arena never gave the bot (mistyped, another bot's, another arena's) is told
+    apart from one that a newer session replaced, without remembering every token ever
+    given (``_issued``)."""
+    nonce = nonce or secrets.token_urlsafe(24)
+    key = str(current_app.secret_key).encode()
+    message = f"connect session {bot_id} {nonce}".encode()
+    mac = hmac.new(key, message, hashlib.sha256).digest()[:TOKEN_TAG_BYTES]
+    return f"{nonce}.{base64.urlsafe_b64encode(mac).decode().rstrip('=')}"
+
+
+def _issued(bot_id: int, token: str) -> bool:
+    """Whether the arena gave ``token`` to the bot (``_mint``) at some time."""
+    nonce, _, _tag = token.rpartition(".")
+    return bool(nonce) and hmac.compare_digest(_mint(bot_id, nonce).encode(), token.encode())
 
 
 class _IdlePolls:
@@ -402,7 +459,8 @@ class _Homes:
         self._homes: dict[int, tuple[str, str, float]] = {}
 
     def get(self, bot_id: int, token: str) -> str | None:
-        """The home of the bot's live session ``token``; a 409 when ``token`` is not it."""
+        """The home of the bot's live session ``token``; a 409 (or 404) when ``token``
+        is not it (``_over``)."""
         now = time.monotonic()
         found = self._homes.get(bot_id)
         if found is not None and found[0] == token and now - found[2] < self.SECONDS:
@@ -410,8 +468,7 @@ class _Homes:
         with self._db.session() as session:
             row = session.get(BotSession, bot_id)
             if row is None or row.closed_at is not None or row.token != token:
-                status, message, reason = _over(session, bot_id, token)
-                raise services.ServiceError(status, message, reason=reason)
+                raise _over(session, bot_id, token)
             home = row.home
         self._homes[bot_id] = (token, home, now)
         return home
@@ -449,21 +506,32 @@ def _take_over(here: Relay, bot_id: int, token: str) -> None:
         try:
             old_home = sessions.take_over(session, bot_id, token, here.home())
         except LookupError:
-            status, message, reason = _over(session, bot_id, token)
-            raise services.ServiceError(status, message, reason=reason) from None
+            raise _over(session, bot_id, token) from None
         capacity = (session.get(BotSession, bot_id).info or {}).get("capacity") or 1
     here.hub.open(bot_id, token, capacity)
     if old_home:
         _tell_old_home(old_home, bot_id, token)
 
 
-def _over(session: Any, bot_id: int, token: str) -> tuple[int, str, str]:
-    """The 409 of a poll with a session that is not the bot's live one: replaced by a
-    newer one, or closed."""
+def _over(session: Any, bot_id: int, token: str) -> services.ServiceError:
+    """Why a poll's session is not the bot's live one: the 409 of a session replaced by a
+    newer one or closed, which the document tells the bot to obey (a replaced bot
+    stops), or the 404 of a token the arena never gave the bot: "replaced" would stop a
+    client whose only fault is a wrong token, and tell its author a false story."""
     row = session.get(BotSession, bot_id)
-    if row is not None and row.token != token:
-        return 409, "this session is over: a newer session of the bot replaced it", "replaced"
-    return 409, "this session is over: it was closed", "closed"
+    if row is not None and row.token == token:
+        return services.ServiceError(409, "this session is over: it was closed", reason="closed")
+    if row is not None and _issued(bot_id, token):
+        why = "this session is over: a newer session of the bot replaced it"
+        return services.ServiceError(409, why, reason="replaced")
+    return services.ServiceError(404, _never_opened(bot_id, token))
+
+
+def _never_opened(bot_id: int, token: str) -> str:
+    return (
+        f"no session {excerpt(token)} of bot {bot_id}: the arena never opened it "
+        "(poll with the session token that POST /api/connect/session answered)"
+    )
 
 
 def _heard_from(bot_id: int, token: str, draining: bool) -> None:
@@ -497,6 +565,10 @@ def _playing(bot_id: int) -> int:
 def close(data: dict[str, Any]) -> None:
     """End the bot's session"""
     bot_id = _authenticated(data)
+    token = data["session"]
     with database().session() as session:
-        sessions.close(session, bot_id, data["session"])
-    relay().hub.leave(bot_id, data["session"], "closed", "closed by the bot")
+        if not sessions.close(session, bot_id, token):  # over already: closed all the same
+            row = session.get(BotSession, bot_id)
+            if (row is None or row.token != token) and not _issued(bot_id, token):
+                raise services.ServiceError(404, _never_opened(bot_id, token))
+    relay().hub.leave(bot_id, token, "closed", "closed by the bot")

@@ -31,11 +31,15 @@ class Opened(NamedTuple):
     old_home: str | None
 
 
-def open_session(session: Session, bot_id: int, home: str, info: dict[str, Any]) -> Opened:
-    """Open a new session of the bot, held at ``home``; a live one it had is replaced."""
+def open_session(
+    session: Session, bot_id: int, home: str, info: dict[str, Any], token: str | None = None
+) -> Opened:
+    """Open a new session of the bot, held at ``home``; a live one it had is replaced.
+    ``token``: the new session's (at most 64 characters), one the caller can recognise
+    later; a random one by default."""
     row = session.get(BotSession, bot_id, with_for_update=True)
     now = utcnow()
-    token = secrets.token_urlsafe(32)
+    token = token or secrets.token_urlsafe(32)
     if row is None:
         row = BotSession(bot_id=bot_id, token=token, home=home, replaced=0)
         session.add(row)

@@ -111,7 +111,7 @@ class FakeArena:
         self,
         secret: str,
         bot_id: int = 1,
-        poll_seconds: float = 25.0,
+        poll_seconds: float = 25,  # an integer, as the arena sends it
         tls: tuple[Path, Path] | None = None,
     ):
         """``tls``: (certificate, key) files to serve HTTPS with."""
@@ -273,11 +273,14 @@ class FakeArena:
             }
 
     def _gone(self, token: Any) -> tuple[int, Any] | None:
-        """409 for a session that is over, with its reason."""
+        """409 for a session that is over, with its reason; 404 for a token the arena
+        never gave (never "replaced", which stops the bot)."""
         if self.session is not None and token == self.session.token:
             return None
         old = self.old_sessions.get(token)
-        reason = "closed" if old is not None and old.closed and not old.replaced else "replaced"
+        if old is None:
+            return 404, _error(404, f"no session {token!r}: the arena never opened it")
+        reason = "closed" if old.closed and not old.replaced else "replaced"
         return 409, {**_error(409, f"the session was {reason}"), "reason": reason}
 
     def _poll(self, body: dict[str, Any]) -> tuple[int, Any] | None:
@@ -345,8 +348,8 @@ class FakeArena:
     def _close(self, body: dict[str, Any]) -> tuple[int, Any] | None:
         with self.cond:
             gone = self._gone(body.get("session"))
-            if gone is not None:
-                return gone
+            if gone is not None:  # a session over already is closed all the same
+                return gone if gone[0] == 404 else (204, None)
             assert self.session is not None
             self.session.closed = True
             self.old_sessions[self.session.token] = self.session
