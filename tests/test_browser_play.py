@@ -266,7 +266,11 @@ def test_a_person_who_closes_the_page_gets_default_actions_and_the_match_ends(
     context.close()  # the person leaves mid-match
     record = record_of(site, made["match_id"])
     mine = [d for step in record["steps"] for d in step if d["seat"] == 0]
-    assert mine and all(d.get("fault") for d in mine)  # default actions, each a fault
+    # default actions, each a fault; but a reaction window the page still had open may
+    # have been passed by its own countdown (before the arena's deadline, no fault)
+    assert any(d.get("fault") for d in mine)
+    assert all(d.get("fault") or (d["kind"] != "turn" and d["action"] == {"type": "pass"})
+               for d in mine), mine  # fmt: skip
     assert record["outcome"]["ranks"][0] == 2  # a forfeit ranks last
 
 
