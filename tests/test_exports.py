@@ -21,6 +21,7 @@ from arena.games import make_policy
 from arena.match.referee import PolicyClient, Referee, policy_rng
 from arena.models import Match
 from arena.worker import play, refits
+from arena.worker.lifecycle import declared_version
 from tests.support.api import auth, error, register, tournament_body
 
 ORGANISER = "organiser-token-of-the-exports"
@@ -32,13 +33,16 @@ LEADERBOARD_HEADER = [
 
 
 def play_matches(app: Flask, match_ids: list[int]) -> None:
-    """Each match played to its end by random policies and saved as a worker saves it;
-    then the game's ratings are refitted (the worker's task, run here)."""
+    """Each match played to its end by random policies and saved as a worker saves it
+    (each seat's version recorded as the worker records it); then the game's ratings are
+    refitted (the worker's task, run here)."""
     database = app.extensions["arena.db"]
     for match_id in match_ids:
         with database.session() as session:
             match = session.get(Match, match_id)
             match.status = "running"
+            for seat in match.seats:
+                seat.version = declared_version(seat.bot)
             seats, seed = len(match.seats), match.seed
         clients = [
             PolicyClient(make_policy("cactus", "random", policy_rng(seed, seat)))

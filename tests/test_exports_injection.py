@@ -17,20 +17,16 @@ import io
 import re
 from collections.abc import Callable
 from typing import Any
-from unittest import mock
 
 import pytest
 from flask import Flask
 from sqlalchemy import select, update
 
 from arena.api.exports import cell, csv_text
-from arena.games import make_policy
-from arena.match.referee import PolicyClient, Referee, policy_rng
-from arena.models import Account, Bot, Match, Rating
-from arena.worker import play, refits
-from arena.worker.lifecycle import declared_version
+from arena.models import Account, Bot, Rating
 from tests.support.api import auth, tournament_body
 from tests.test_connect_api import open_session
+from tests.test_exports import play_matches
 
 ORGANISER = "organiser-token-of-the-injections"
 PASSWORD = "a long enough password 1"
@@ -89,27 +85,6 @@ def test_the_csv_module_still_escapes_a_quoted_cell() -> None:
 
 
 # -- every export, through the API ------------------------------------------------------------
-def play_matches(app: Flask, match_ids: list[int]) -> None:
-    """Each match played by random policies and saved as a worker saves it (each seat's
-    version recorded as the worker records it); then the ratings are refitted."""
-    database = app.extensions["arena.db"]
-    for match_id in match_ids:
-        with database.session() as session:
-            match = session.get(Match, match_id)
-            match.status = "running"
-            for seat in match.seats:
-                seat.version = declared_version(seat.bot)
-            seats, seed = len(match.seats), match.seed
-        clients = [
-            PolicyClient(make_policy("cactus", "random", policy_rng(seed, seat)))
-            for seat in range(seats)
-        ]
-        record = Referee().run("cactus", clients, seed)
-        with mock.patch.object(refits.refit_ratings, "delay"):
-            assert play.save_result(database, match_id, record)
-    assert refits.refit_game(database, "cactus").status == "fitted"
-
-
 def post(client: Any, path: str, body: dict[str, Any], **headers: str) -> dict[str, Any]:
     response = client.post(path, json=body, headers=headers)
     assert response.status_code == 201, response.get_json()
