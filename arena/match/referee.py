@@ -48,6 +48,8 @@ from arena.match.faults import EXCERPT_CAP, BotFault, excerpt
 
 RECORD_FORMAT = 2
 MEMO_CAP = 256  # characters of a bot's memo kept in the replay
+DEBUG_CAP = 2048  # characters of a bot's private debug text kept per decision
+LOG_CAP = 65536  # characters of a seat's private log kept per match
 
 
 class MatchAbandoned(Exception):
@@ -94,6 +96,28 @@ class MatchRecord:
     events: list[dict[str, Any]] = field(default_factory=list)
     outcome: dict[str, Any] | None = None
     strikes: list[int] = field(default_factory=list)
+    # each seat's private log (not in the replay: only its owner and the organisers see
+    # it): entries {"step", "decision_id", "debug", "stderr"}, "step" null for what the
+    # bot wrote as it started or ended
+    logs: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+
+    def log(self, seat: int, step: int | None, debug: str | None, stderr: str) -> None:
+        """Keep what a seat's bot said privately at ``step``, within ``LOG_CAP``."""
+        if not debug and not stderr:
+            return
+        entries = self.logs.setdefault(seat, [])
+        used = sum(len(e.get("debug") or "") + len(e.get("stderr") or "") for e in entries)
+        if used >= LOG_CAP:
+            return
+        entry: dict[str, Any] = {"step": step}
+        if step is not None:
+            entry["decision_id"] = f"{step}:{seat}"
+        if debug:
+            entry["debug"] = debug[: LOG_CAP - used]
+            used += len(entry["debug"])
+        if stderr:
+            entry["stderr"] = stderr[: max(0, LOG_CAP - used)]
+        entries.append(entry)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -156,6 +180,7 @@ class Referee:
                     "players": record.players,
                 },
             )
+            _take_log(record, seat, client, None)
         while (requests := game.pending(state)) != []:
             if stop is not None and stop.is_set():
                 raise MatchAbandoned(match_id)
@@ -179,6 +204,7 @@ class Referee:
                     "view": game.view(state, seat),
                 },
             )
+            _take_log(record, seat, client, None)
         return record
 
     def _step(
@@ -224,7 +250,8 @@ class Referee:
                     "fault": "struck_out",
                 }
             else:
-                action, latency_ms, fault, memo = reply
+                action, latency_ms, fault, memo, debug = reply
+                record.log(r.seat, step, debug, "")
                 decision = {
                     "seat": r.seat,
                     "kind": r.kind,
@@ -240,6 +267,8 @@ class Referee:
                     decision["memo"] = memo
             answers[r.seat] = decision["action"]
             decisions.append(decision)
+        for r in asked:
+            _take_log(record, r.seat, clients[r.seat], step)
         game.apply(state, answers)
         record.steps.append(decisions)
 
@@ -288,14 +317,23 @@ def _raise(error: Exception) -> Any:
     raise error
 
 
+def _take_log(record: MatchRecord, seat: int, client: Client, step: int | None) -> None:
+    """What a client that keeps its bot's output (a hosted bot's stderr) has of it now."""
+    take = getattr(client, "take_log", None)
+    if take is not None:
+        with contextlib.suppress(Exception):
+            record.log(seat, step, None, take())
+
+
 def _judge(
     exchange: Exchange, request: Request
-) -> tuple[Action, float, BotFault | None, str | None]:
+) -> tuple[Action, float, BotFault | None, str | None, str | None]:
     """Judge what the bot said in a settled exchange: (action, latency in ms, fault or
-    None, memo or None).  Never raises."""
+    None, memo or None, its private debug text or None).  Never raises."""
     fault: BotFault | None = None
     action: Action = request.default_action
     memo: str | None = None
+    debug: str | None = None
     try:
         reply = exchange.result()
         if not isinstance(reply, dict) or "action" not in reply:
@@ -304,6 +342,8 @@ def _judge(
                 "the answer must be an object with an 'action'",
                 excerpt=excerpt(reply),
             )
+        if isinstance(reply.get("debug"), str):
+            debug = reply["debug"][:DEBUG_CAP]
         legal = find_legal(reply["action"], request.legal_actions)
         if legal is None:
             raise BotFault(
@@ -319,7 +359,7 @@ def _judge(
     except Exception as exc:  # a house bot's bug is a fault like any other
         name = type(exc).__name__
         fault = BotFault(f"error: {name}", str(exc)[:EXCERPT_CAP], error=name)
-    return action, (exchange.finished - exchange.started) * 1000.0, fault, memo
+    return action, (exchange.finished - exchange.started) * 1000.0, fault, memo, debug
 
 
 def _quietly(call: Any, info: dict[str, Any]) -> None:

@@ -64,17 +64,25 @@ class Bot:
 
 
 def make_answer(result: Any) -> dict[str, Any]:
-    """The ``/act`` answer for what ``on_act`` returned: ``{"action": ...}`` plus
-    ``"memo"`` when one was given (any non-string memo is turned into text)."""
+    """The ``/act`` answer for what ``on_act`` returned: ``{"action": ...}``, plus
+    ``"memo"`` for ``(action, memo)`` (public: kept in the replay), plus ``"debug"`` for
+    ``(action, memo, debug)`` (private: shown only to the bot's owner and the organisers,
+    beside the decision); any memo or debug that is not text is turned into text, None
+    leaves it out."""
+    memo = debug = None
     if isinstance(result, tuple):
-        if len(result) != 2:
-            raise TypeError("act must return an action or a pair (action, memo)")
-        action, memo = result
+        if len(result) not in (2, 3):
+            raise TypeError(
+                "act must return an action, or (action, memo), or (action, memo, debug)"
+            )
+        action, memo, debug = (*result, None) if len(result) == 2 else result
     else:
-        action, memo = result, None
+        action = result
     answer: dict[str, Any] = {"action": action}
     if memo is not None:
         answer["memo"] = memo if isinstance(memo, str) else str(memo)
+    if debug is not None:
+        answer["debug"] = debug if isinstance(debug, str) else str(debug)
     return answer
 
 

@@ -501,7 +501,13 @@ def load_bot(spec: str) -> Bot:
             f"name the bot as module:name or file.py:name (e.g. mybot:act or bot.py:MyBot), "
             f"or give its URL, not {spec!r}"
         )
-    module = _import_bot_module(where)
+    return bot_named(_import_bot_module(where), attr, spec)
+
+
+def bot_named(module: ModuleType, attr: str, spec: str) -> Bot:
+    """The bot ``attr`` of a loaded module (``spec`` names it in messages), as
+    ``load_bot`` makes it."""
+    where = spec.rpartition(":")[0] or spec
     if not hasattr(module, attr):
         found = _bots_in(module)
         listed = f"bots in it: {', '.join(found)}" if found else "it defines no bot"
