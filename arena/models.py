@@ -42,6 +42,8 @@ BOT_SET_STATUSES = (*BOT_OWNER_STATUSES, "paused")  # an organiser pauses too
 # who answers for a bot row: a contestant's program, one of the arena's own policies
 # (played in the worker), or a person (a browser, over the connect transport)
 BOT_KINDS = ("bot", "house", "person")
+# a hosted bot's code versions: checked by a validation match, then it may play
+CODE_STATUSES = ("validating", "passed", "failed")
 # who an account is: the arena's admin (as the organiser token's holder is), an organiser
 # of events, or a contestant; and what a member is in one event
 ACCOUNT_ROLES = ("admin", "organiser", "contestant")
@@ -230,13 +232,23 @@ class Bot(Base):
     )
     event_id: Mapped[int | None] = mapped_column(ForeignKey("events.id"), index=True, default=None)
     paused_by: Mapped[str | None] = mapped_column(String(16), default=None)
+    # the arena runs the bot's uploaded code (arena.hosted): no endpoint, no session;
+    # code_version is the version (BotCode.version) that plays, None before one passed
+    hosted: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    code_version: Mapped[str | None] = mapped_column(String(16), default=None)
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[dt.datetime] = mapped_column(default=utcnow, onupdate=utcnow)
 
     @property
     def connect(self) -> bool:
-        """The bot connects out to the arena (it has no endpoint to be called at)."""
-        return self.endpoint is None
+        """The bot connects out to the arena (no endpoint to be called at, no code of its
+        own that the arena runs)."""
+        return self.endpoint is None and not self.hosted
+
+    @property
+    def transport(self) -> str:
+        """How the arena reaches it: ``webhook``, ``connect`` or ``hosted``."""
+        return "hosted" if self.hosted else "connect" if self.endpoint is None else "webhook"
 
     @validates("name")
     def _name_and_key(self, _attribute: str, name: str) -> str:
@@ -244,6 +256,41 @@ class Bot(Base):
         name = bot_name(name)
         self.name_key = bot_name_key(name)
         return name
+
+
+class BotCode(Base):
+    """A version of a hosted bot's code: the upload as it came (a Python file or a zip,
+    checked by ``arena.hosted.bundles``), named by the first 12 hex digits of its SHA-256.
+    A new version plays a validation match (``match_id``) before it may become the bot's
+    ``code_version``: CODE_STATUSES, and ``reason`` when it failed."""
+
+    __tablename__ = "bot_code"
+    __table_args__ = (UniqueConstraint("bot_id", "version", name="uq_bot_code_version"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), index=True)
+    version: Mapped[str] = mapped_column(String(16))
+    sha256: Mapped[str] = mapped_column(String(64))
+    media_type: Mapped[str] = mapped_column(String(32))
+    size: Mapped[int] = mapped_column(Integer)
+    files: Mapped[int] = mapped_column(Integer)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    status: Mapped[str] = mapped_column(String(16), default="validating")
+    reason: Mapped[str | None] = mapped_column(String(500), default=None)
+    match_id: Mapped[int | None] = mapped_column(Integer, default=None)
+    uploaded_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+
+
+class MatchLog(Base):
+    """A seat's private log of one match: its bot's ``debug`` texts and a hosted bot's
+    stderr, per decision (``arena.match.referee.MatchRecord.logs``).  Only the bot's
+    owner and the organisers read it; it is never part of the replay."""
+
+    __tablename__ = "match_logs"
+
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    entries: Mapped[list[Any]] = mapped_column(default=list)
 
 
 class BotSession(Base):

@@ -19,8 +19,12 @@ import flask
 from flask import request
 from werkzeug.exceptions import HTTPException
 
+from arena.hosted.bundles import MAX_UPLOAD
+
 MAX_BODY_BYTES = 256 * 1024  # Flask's MAX_CONTENT_LENGTH: a larger body is answered 413
 MAX_JSON_DEPTH = 32  # arrays and objects inside one another; deeper is answered 400
+# the routes that take a larger body than MAX_BODY_BYTES, and how large
+LARGER_BODIES = {"hosted.BotCode": MAX_UPLOAD}
 
 API_DESCRIPTION = (  # the OpenAPI document's description
     "Request bodies are JSON (`Content-Type: application/json`) of at most "
@@ -64,7 +68,10 @@ def _refuse(status: int, message: str, field_message: str) -> NoReturn:
 
 def check_request_body() -> None:
     """``before_request``: refuse a body over ``MAX_CONTENT_LENGTH`` (413) and a JSON body
-    nested deeper than ``MAX_JSON_DEPTH`` (400), whatever the route and method."""
+    nested deeper than ``MAX_JSON_DEPTH`` (400), whatever the route and method; a hosted
+    bot's code upload may be larger (``LARGER_BODIES``)."""
+    if request.endpoint in LARGER_BODIES and request.method == "PUT":
+        request.max_content_length = LARGER_BODIES[request.endpoint]
     limit = request.max_content_length
     too_large = f"the body is larger than {limit} bytes"
     if limit is not None and (request.content_length or 0) > limit:

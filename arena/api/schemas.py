@@ -166,6 +166,13 @@ class BotCreateSchema(Schema):
             "address): no endpoint, and give its games"
         },
     )
+    hosted = fields.Boolean(
+        load_default=False,
+        metadata={
+            "description": "the arena runs the bot's code (upload it with PUT "
+            "/api/bots/<id>/code): no endpoint, and give its games"
+        },
+    )
     owner = fields.String(
         validate=validate.Length(min=1, max=64),
         metadata={
@@ -191,7 +198,15 @@ class BotCreateSchema(Schema):
 
     @validates_schema
     def _endpoint_or_connect(self, data: dict[str, Any], **kwargs: Any) -> None:
-        if data.get("connect"):
+        if data.get("hosted"):
+            if "endpoint" in data or data.get("connect"):
+                raise ValidationError(
+                    "A hosted bot has no endpoint and does not connect: give one of the three.",
+                    "hosted",
+                )
+            if not data.get("games"):
+                raise ValidationError("Give the games of a hosted bot.", "games")
+        elif data.get("connect"):
             if "endpoint" in data:
                 raise ValidationError(
                     "A bot that connects out has no endpoint: give one or the other.", "connect"
@@ -330,6 +345,11 @@ class BotSchema(Schema):
     info = fields.Dict(metadata={"description": "the bot's answer to GET /"})
     connect = fields.Boolean(
         metadata={"description": "the bot connects out to the arena (it has no endpoint)"}
+    )
+    hosted = fields.Boolean(metadata={"description": "the arena runs the bot's uploaded code"})
+    code_version = fields.String(
+        allow_none=True,
+        metadata={"description": "a hosted bot's version that plays (null: none passed yet)"},
     )
     kind = fields.String(
         metadata={

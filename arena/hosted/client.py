@@ -106,7 +106,7 @@ def default_cores() -> list[int]:
 class HostedClient:
     """A hosted bot's seat: its process, started by ``start`` and ended by ``close``."""
 
-    def __init__(self, name: str, code_dir: str, *, sandbox: Sandbox, cores: Cores):
+    def __init__(self, name: str, code_dir: str | None, *, sandbox: Sandbox, cores: Cores):
         self.name = name
         self.code_dir = code_dir
         self.sandbox = sandbox
@@ -121,7 +121,11 @@ class HostedClient:
     # -- the process ------------------------------------------------------------------------
     def start(self, info: dict[str, Any]) -> None:
         """Start the process and hand it ``/start``, within ``STARTUP_SECONDS`` (holding
-        a core, as a decision does)."""
+        a core, as a decision does).  ``code_dir`` None: the bot has no code that passed
+        its validation, and every request fails."""
+        if self.code_dir is None:
+            self.failure = BotFault("crashed", "the bot has no code that passed validation")
+            return
         core = self.cores.wait(STARTUP_SECONDS)
         if core is None:
             self.failure = BotFault("crashed", "no core was free to start the bot on")
@@ -381,9 +385,9 @@ class HostedExchange:
         if "answer" in line:
             self._finish(reply=line["answer"])
         elif "error" in line:
-            text = str(line["error"])
-            name = text.split(":", 1)[0] if ":" in text else text
-            self._finish(fault=BotFault(f"error: {name}", text[:EXCERPT_CAP], error=name))
+            text = str(line["error"])  # "KeyError: 'nope'", as the runner says it
+            name, _, said = text.partition(": ")
+            self._finish(fault=BotFault(f"error: {name}", said[:EXCERPT_CAP], error=name))
         else:
             self._finish(fault=BotFault("bad_answer", "not an answer", excerpt=excerpt(line)))
 

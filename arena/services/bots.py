@@ -251,6 +251,7 @@ def register_bot(
     games: Sequence[str] | None = None,
     signing_secret: str | None = None,
     connect: bool = False,
+    hosted: bool = False,
     playable: bool = False,
     info_fetcher: InfoFetcher | None = None,
 ) -> tuple[Bot, str, str]:
@@ -281,7 +282,12 @@ def register_bot(
         events.check_can_enter(session, who, event, games, endpoint)
     if signing_secret is not None and (problem := signing_secret_problem(signing_secret)):
         raise ServiceError(400, problem)
-    if connect:
+    if hosted:
+        if endpoint is not None or connect:
+            raise ServiceError(400, "a hosted bot has no endpoint and does not connect out")
+        registered = _connect_games(games)
+        info = {"apiversion": PROTOCOL_VERSION, "games": registered}
+    elif connect:
         if endpoint is not None:
             raise ServiceError(
                 400, "a bot that connects out has no endpoint: give one or the other"
@@ -311,6 +317,7 @@ def register_bot(
         description=description,
         info=info,
         playable=playable,
+        hosted=hosted,
         account_id=who.account_id,
         event_id=event_id,
     )

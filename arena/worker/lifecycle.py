@@ -64,6 +64,7 @@ from arena.models import (
     BotSession,
     Counter,
     Match,
+    MatchLog,
     MatchSeat,
     Rating,
     RatingChange,
@@ -72,6 +73,7 @@ from arena.models import (
     aware,
     utcnow,
 )
+from arena.services.hosted import VALIDATION, validated
 from arena.worker import live
 
 log = logging.getLogger(__name__)
@@ -163,7 +165,8 @@ def claim(
     match.lease_owner = owner
     match.lease_expires_at = until
     for seat in match.seats:  # what played this attempt: the versions declared now
-        seat.version = declared_version(seat.bot)
+        if not (match.kind == VALIDATION and seat.bot.hosted):  # its version is the one tried
+            seat.version = declared_version(seat.bot)
     live.forget(session, match.id, keep_attempt=match.attempts)  # earlier attempts: gone
     return None
 
@@ -343,6 +346,7 @@ def _discard_result(session: Session, match: Match) -> None:
         seat.strikes = 0
         seat.forfeited = False
     session.execute(delete(Replay).where(Replay.match_id == match.id))
+    session.execute(delete(MatchLog).where(MatchLog.match_id == match.id))
 
 
 # -- what an attempt plays ---------------------------------------------------------------------
@@ -350,7 +354,8 @@ class SeatPlan(NamedTuple):
     """How to reach one seat's bot: endpoint (None: the bot connects out, and is reached
     through the web process holding its session), signing secret, name, declared
     capacity, id; a house bot's policy (played in this process); the seat's own
-    deadline per decision, when not the arena's (a person's)."""
+    deadline per decision, when not the arena's (a person's); a hosted bot's code
+    version (run in a sandbox of this worker's host, ``arena.hosted``)."""
 
     endpoint: str | None
     secret: str
@@ -359,6 +364,7 @@ class SeatPlan(NamedTuple):
     bot_id: int = 0
     policy: str | None = None
     deadline_ms: int | None = None
+    code: str | None = None
 
 
 class Plan(NamedTuple):
@@ -388,6 +394,7 @@ def plan(match: Match) -> Plan:
             s.bot_id,
             (s.bot.info or {}).get("policy") if s.bot.kind == "house" else None,
             s.bot.deadline_ms,
+            (s.version or "") if s.bot.hosted else None,  # "": no version passed yet
         )
         for s in match.seats
     ]
@@ -404,7 +411,7 @@ def declared_version(bot: Bot) -> str | None:
 def declared_capacity(bot: Bot) -> int | None:
     """How many requests at once the bot declared it takes (its ``GET /``), or None
     (a house bot, played in process, takes any number)."""
-    if bot.kind == "house":
+    if bot.kind == "house" or bot.hosted:  # a process of its own in every match
         return None
     value = (bot.info or {}).get("capacity")
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
@@ -461,12 +468,17 @@ def finish(
         seat.faults = faults.get(seat.seat)
         seat.forfeited = seat.seat in forfeited
     session.add(Replay(match_id=match.id, record=record.to_json()))
+    for seat_number, entries in record.logs.items():  # private: never in the replay
+        session.merge(MatchLog(match_id=match.id, seat=seat_number, entries=entries))
     live.forget(session, match.id)  # the replay says everything now
     match.status = "finished"
     match.result = outcome
     match.error = None
     match.finished_at = utcnow()
     match.lease_owner = match.lease_expires_at = None
+    if match.kind == VALIDATION:
+        session.flush()
+        validated(session, match, record.logs)
     if deal_group(match) is None:
         settle(session, match, pause_after)
     else:
@@ -510,7 +522,8 @@ def settle(session: Session, match: Match, pause_after: int) -> None:
     match.settled = True  # before the standings: the last rotation of a deal counts it
     # bots are locked in the order of their ids: two results never wait on each other
     for seat in sorted(match.seats, key=lambda s: (s.bot_id, s.seat)):
-        _count_forfeit(session, seat, pause_after)
+        if match.kind != VALIDATION:  # a version on trial: what plays is another one
+            _count_forfeit(session, seat, pause_after)
     if match.rated:
         _rate(session, match, [s.rank for s in sorted(match.seats, key=lambda s: s.seat)])
     record_result(session, match)  # standings, crosstable, deals, the stop rule

@@ -28,6 +28,7 @@ the server) is retried while the lease is held; a process fenced by its warden g
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import logging
 import threading
@@ -42,6 +43,7 @@ from sqlalchemy.orm import Session, selectinload
 from arena.config import Config
 from arena.db import Database
 from arena.games import make_policy
+from arena.hosted.client import HostedClient
 from arena.match.faults import silenced
 from arena.match.http_client import HttpClient
 from arena.match.pools import Pools
@@ -58,7 +60,7 @@ from arena.models import Match, MatchSeat, aware, utcnow
 from arena.relay import sessions
 from arena.relay.client import RelayClient
 from arena.sealing import SealingError
-from arena.worker import celery_app, heartbeat, lifecycle, live, queue
+from arena.worker import celery_app, heartbeat, hosting, lifecycle, live, queue
 from arena.worker.celery_app import _state, _state_lock, celery
 from arena.worker.lifecycle import MAX_FAILURES
 from arena.worker.refits import refit_ratings
@@ -81,13 +83,16 @@ def _pools() -> Pools:
 
 def _client(
     database: Database, plan: lifecycle.Plan, index: int
-) -> HttpClient | RelayClient | PolicyClient:
+) -> HttpClient | RelayClient | PolicyClient | HostedClient:
     """The referee's client of a seat's bot: over HTTP to its endpoint, through the web
-    process holding its session when it connects out, or a house policy in process."""
+    process holding its session when it connects out, its own code in a sandbox of this
+    host when the arena hosts it, or a house policy in process."""
     seat = plan.seats[index]
     if seat.policy is not None:
         rng = policy_rng(plan.seed, index)
         return PolicyClient(make_policy(plan.game, seat.policy, rng), seat.name)
+    if seat.code is not None:
+        return hosting.client(database, seat.bot_id, seat.code, seat.name)
     if seat.endpoint is not None:
         pool = _pools().get(seat.endpoint, seat.capacity)
         return HttpClient(seat.endpoint, seat.secret, seat.name, pool=pool)
@@ -217,10 +222,16 @@ def run_match(self: Any, match_id: int, waiting: bool = False) -> str:
     except MatchNotPlayed as exc:
         # the match is queued again (its failures are counted): try once more shortly
         raise self.retry(exc=exc, countdown=2, max_retries=MAX_FAILURES) from exc
+    if played == HOSTED_ELSEWHERE:
+        # this worker cannot make the sandbox: one that can takes the match
+        raise self.retry(countdown=BUSY_RETRY_SECONDS, kwargs={"waiting": True})
     if played == lifecycle.BUSY:
         # another worker sends the requests of one of its bots: wait for it to finish
         raise self.retry(countdown=BUSY_RETRY_SECONDS, kwargs={"waiting": True})
     return played
+
+
+HOSTED_ELSEWHERE = "a bot of the match is hosted, and this worker cannot host bots"
 
 
 class MatchNotPlayed(RuntimeError):
@@ -252,6 +263,8 @@ def play_match(
         match = _locked_match(session, match_id, _WITH_BOTS)
         if match is None:
             return "missing"
+        if any(s.bot.hosted for s in match.seats) and not hosting.can_host():
+            return HOSTED_ELSEWHERE  # said once, in one line, by can_host
         refused = claim(session, match, owner, until, now)
         if refused is not None:
             return refused  # a second delivery, or nothing left to do
@@ -269,13 +282,16 @@ def play_claimed(
 ) -> str:
     """Play a match that ``owner`` (this process) has claimed, and record it."""
     stop = warden.hold(match_id) if warden is not None else None
+    clients: list[Any] = []
     try:
         if plan is None:  # adopted: claimed by the warden, loaded here
             with database.session() as session:
                 match = session.get(Match, match_id, options=[_WITH_BOTS])
                 assert match is not None
                 plan = lifecycle.plan(match)
-        clients = [_client(database, plan, i) for i in range(len(plan.seats))]
+        clients = []
+        for i in range(len(plan.seats)):
+            clients.append(_client(database, plan, i))
         deadlines = [seat.deadline_ms for seat in plan.seats]
         referee = Referee(
             max_strikes=config.max_strikes,
@@ -328,6 +344,9 @@ def play_claimed(
         _fail(database, config, match_id, owner, f"{type(exc).__name__}: {exc}", final=False)
         raise MatchNotPlayed(f"match {match_id}: {exc}") from exc
     finally:
+        for client in clients:
+            with contextlib.suppress(Exception):
+                client.close()  # a hosted bot's process ends with its match
         if warden is not None:
             warden.release(match_id)
         if plan is not None and any(s.capacity is not None for s in plan.seats):

@@ -1,0 +1,207 @@
+"""Hosted bots' code: uploads and their versions, the validation match each new version
+plays before it may play for real, rolling back, and the private logs of matches.
+
+A version is an upload checked by ``arena.hosted.bundles`` and named by its hash.  It is
+``validating`` until its validation match (``kind`` ``validation``: unrated, two seats,
+the bot at that version against the house ``random`` bot, in the first game the bot
+plays) is recorded: ``passed`` when the bot's seat had no fault, and then it becomes
+the bot's ``code_version``; else ``failed``, with the reason in words and the bot's
+own log, and the version that played before goes on playing.  The owner may make any
+version that passed the one that plays (a roll-back).  No Flask here.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from arena.games import GAMES
+from arena.hosted import bundles
+from arena.match.faults import fault_reason
+from arena.models import Bot, BotCode, Match, MatchLog, MatchSeat, utcnow
+from arena.services.access import Caller, check_manages
+from arena.services.errors import MAX_SEED, ServiceError
+from arena.services.events import check_not_frozen
+from arena.services.people import house_bot
+from arena.services.tournaments import resolve_options
+
+VALIDATION = "validation"  # the kind of a version's validation match
+VALIDATION_OPPONENT = "random"  # the house policy it plays against
+REASON_CAP = 500
+
+
+def upload(
+    session: Session, who: Caller, bot: Bot, data: bytes, content_type: str | None
+) -> tuple[BotCode, list[int]]:
+    """A new version of a hosted bot's code, and the validation match to enqueue (after
+    the commit).  The same bytes again are the same version: it is validated again only
+    if it failed before."""
+    check_manages(who, bot)
+    if not bot.hosted:
+        raise ServiceError(
+            409, f"bot {bot.id} is not hosted: the arena runs code only for a bot registered "
+            'with "hosted": true'
+        )  # fmt: skip
+    if bot.status == "deleted":
+        raise ServiceError(409, f"bot {bot.id} is deleted")
+    check_not_frozen(session, who, bot, "code")
+    try:
+        bundle = bundles.check(data, content_type)
+    except bundles.BundleError as exc:
+        raise ServiceError(400, str(exc)) from None
+    code = session.scalar(
+        select(BotCode).where(BotCode.bot_id == bot.id, BotCode.version == bundle.version)
+    )
+    if code is not None and code.status != "failed":
+        return code, []
+    if code is None:
+        code = BotCode(
+            bot_id=bot.id,
+            version=bundle.version,
+            sha256=bundle.sha256,
+            media_type=bundle.media_type,
+            size=len(bundle.data),
+            files=bundle.files,
+            data=bundle.data,
+        )
+        session.add(code)
+    code.status, code.reason, code.uploaded_at = "validating", None, utcnow()
+    session.flush()
+    match = _validation_match(session, bot, code.version)
+    code.match_id = match.id
+    return code, [match.id]
+
+
+def _validation_match(session: Session, bot: Bot, version: str) -> Match:
+    game = next((g for g in bot.games if g in GAMES), None)
+    if game is None:
+        raise ServiceError(409, f"bot {bot.id} plays no game of this arena")
+    engine = GAMES[game]
+    opponent = house_bot(session, VALIDATION_OPPONENT)
+    match = Match(
+        kind=VALIDATION,
+        game=game,
+        options=resolve_options(engine, None),
+        seed=random.SystemRandom().randrange(MAX_SEED + 1),
+        status="queued",
+        rated=False,
+        event_id=bot.event_id,
+        created_at=utcnow(),
+    )
+    session.add(match)
+    session.flush()
+    session.add(MatchSeat(match_id=match.id, seat=0, bot_id=bot.id, version=version))
+    for seat in range(1, engine.min_players):
+        session.add(MatchSeat(match_id=match.id, seat=seat, bot_id=opponent.id))
+    session.flush()
+    return match
+
+
+def validated(session: Session, match: Match, logs: dict[int, list[dict[str, Any]]]) -> None:
+    """A validation match's verdict on its version (called as its result is written)."""
+    seat = next((s for s in match.seats if s.seat == 0), None)
+    if seat is None or seat.version is None:
+        return
+    code = session.scalar(
+        select(BotCode).where(BotCode.bot_id == seat.bot_id, BotCode.version == seat.version)
+    )
+    if code is None or code.status != "validating":
+        return
+    bot = session.get(Bot, seat.bot_id)
+    if not seat.faults and not seat.forfeited:
+        code.status, code.reason = "passed", None
+        if bot is not None:
+            _activate(bot, code)
+        return
+    first = (seat.faults or {}).get("first") or {"kind": "forfeited"}
+    said = f"its validation match {match.id} had {(seat.faults or {}).get('count', 0)} "
+    said += f"fault(s); the first: {fault_reason(first)}"
+    lines = "".join(e.get("stderr", "") for e in logs.get(0, [])).strip().splitlines()
+    if lines:
+        said += ". Its log ends: " + " | ".join(line.strip() for line in lines[-3:])
+    code.status, code.reason = "failed", said[:REASON_CAP]
+
+
+def _activate(bot: Bot, code: BotCode) -> None:
+    bot.code_version = code.version
+    bot.info = {**(bot.info or {}), "version": code.version}
+
+
+def activate(session: Session, who: Caller, bot: Bot, version: str) -> BotCode:
+    """Make a version that passed its validation the one that plays (a roll-back)."""
+    check_manages(who, bot)
+    check_not_frozen(session, who, bot, "code")
+    code = get_code(session, bot, version)
+    if code.status != "passed":
+        raise ServiceError(
+            409, f"version {code.version} has not passed its validation ({code.status})"
+        )
+    _activate(bot, code)
+    return code
+
+
+def get_code(session: Session, bot: Bot, version: str) -> BotCode:
+    code = session.scalar(
+        select(BotCode).where(BotCode.bot_id == bot.id, BotCode.version == version.lower())
+    )
+    if code is None:
+        raise ServiceError(404, f"bot {bot.id} has no version {version}")
+    return code
+
+
+def versions(session: Session, bot: Bot) -> list[dict[str, Any]]:
+    """The bot's code versions, newest first, with which one plays."""
+    rows = session.scalars(
+        select(BotCode)
+        .where(BotCode.bot_id == bot.id)
+        .order_by(BotCode.uploaded_at.desc(), BotCode.id.desc())
+    )
+    return [
+        {
+            "version": c.version,
+            "sha256": c.sha256,
+            "media_type": c.media_type,
+            "size": c.size,
+            "files": c.files,
+            "uploaded_at": c.uploaded_at,
+            "status": c.status,
+            "reason": c.reason,
+            "match_id": c.match_id,
+            "active": c.version == bot.code_version,
+        }
+        for c in rows
+    ]
+
+
+def check_reads_log(session: Session, who: Caller, match: Match, seat: int) -> Bot:
+    """The bot of ``seat`` if ``who`` may read its private log (its owner, its account,
+    an organiser of its event, the admin); else the error any other bot's manager gets."""
+    row = next((s for s in match.seats if s.seat == seat), None)
+    if row is None:
+        raise ServiceError(404, f"match {match.id} has no seat {seat}")
+    bot = session.get(Bot, row.bot_id)
+    assert bot is not None
+    check_manages(who, bot)
+    return bot
+
+
+def log_entries(session: Session, match: Match, seat: int) -> list[dict[str, Any]]:
+    """A seat's private log: entries ``step`` (null: as it started or ended),
+    ``decision_id``, ``debug``, ``stderr``."""
+    row = session.get(MatchLog, (match.id, seat))
+    return list(row.entries) if row is not None else []
+
+
+def log_text(session: Session, match: Match, seat: int) -> str:
+    """A seat's private log as text: each decision's debug and stderr, in order."""
+    lines = []
+    for entry in log_entries(session, match, seat):
+        where = f"decision {entry['decision_id']}" if entry.get("step") is not None else "start/end"
+        if entry.get("debug"):
+            lines.append(f"--- {where}: debug\n{entry['debug'].rstrip()}\n")
+        if entry.get("stderr"):
+            lines.append(f"--- {where}: stderr\n{entry['stderr'].rstrip()}\n")
+    return "".join(lines)

@@ -1,0 +1,101 @@
+"""What a worker process needs to play hosted seats: whether this host can make the
+sandbox (``can_host``, probed once, said once in one line when it cannot), the host's
+hosted cores, and the folder each code version is unpacked into.
+
+- ``ARENA_HOSTED_CORES``: the cores hosted decisions take, one decision per core at a
+  time (``0-3``, ``2,3``); default: every core the worker may run on;
+- ``ARENA_HOSTED_DIR``: where code versions are unpacked and the cores' lock files are,
+  shared by the workers of one host; default: ``<temp dir>/arena-hosted``.
+
+A worker that cannot host (no bubblewrap, no user namespaces in its container) leaves a
+match with a hosted seat to a worker that can: it sends the match back to the queue
+without claiming it, so no bot is charged for it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+import threading
+from pathlib import Path
+
+from sqlalchemy import select
+
+from arena.db import Database
+from arena.hosted import bundles, sandbox
+from arena.hosted.client import Cores, HostedClient, default_cores
+from arena.models import BotCode
+
+log = logging.getLogger(__name__)
+
+_lock = threading.Lock()
+_state: dict[str, object] = {}
+
+
+def hosted_dir() -> Path:
+    return Path(os.environ.get("ARENA_HOSTED_DIR") or Path(tempfile.gettempdir()) / "arena-hosted")
+
+
+def parse_cores(text: str) -> list[int]:
+    """``0-3,6`` as [0, 1, 2, 3, 6]; ValueError with a message when it is not that."""
+    cores: set[int] = set()
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        low, _, high = part.partition("-")
+        first, last = int(low), int(high or low)
+        if first < 0 or last < first:
+            raise ValueError(f"ARENA_HOSTED_CORES: {part!r} is not a core or a range of them")
+        cores.update(range(first, last + 1))
+    if not cores:
+        raise ValueError("ARENA_HOSTED_CORES names no core")
+    return sorted(cores)
+
+
+def can_host() -> bool:
+    """Whether this host can run hosted bots; the first time it cannot, one line says why."""
+    reason = sandbox.available()
+    if reason is not None:
+        with _lock:
+            if not _state.get("said"):
+                _state["said"] = True
+                log.error(
+                    "this worker cannot run hosted bots (%s); matches with a hosted bot are "
+                    "left to workers that can (docs/hosted.md)",
+                    reason,
+                )
+    return reason is None
+
+
+def cores() -> Cores:
+    with _lock:
+        if "cores" not in _state:
+            text = os.environ.get("ARENA_HOSTED_CORES", "").strip()
+            chosen = parse_cores(text) if text else default_cores()
+            _state["cores"] = Cores(chosen, hosted_dir() / "cores")
+        return _state["cores"]  # type: ignore[return-value]
+
+
+def client(database: Database, bot_id: int, version: str, name: str) -> HostedClient:
+    """The client of a hosted seat: its version unpacked on this host (read from the
+    database the first time only)."""
+
+    def load() -> tuple[bytes, str]:
+        with database.session() as session:
+            code = session.scalar(
+                select(BotCode).where(BotCode.bot_id == bot_id, BotCode.version == version)
+            )
+            if code is None:
+                raise LookupError(f"bot {bot_id} has no code version {version}")
+            return code.data, code.media_type
+
+    if not version:
+        return HostedClient(name, None, sandbox=sandbox.Sandbox(), cores=cores())
+    try:
+        folder = bundles.unpacked(hosted_dir() / "code", f"{bot_id}-{version}", load)
+    except (LookupError, bundles.BundleError) as exc:
+        log.error("bot %s: its code version %s cannot be unpacked: %s", bot_id, version, exc)
+        return HostedClient(name, None, sandbox=sandbox.Sandbox(), cores=cores())
+    return HostedClient(name, str(folder), sandbox=sandbox.Sandbox(), cores=cores())

@@ -1,0 +1,247 @@
+"""Hosted bots through the API, as a student and an organiser use them: register with
+``"hosted": true``, upload the starter as it is, see the version validated (a short
+unrated match against a house bot, played here as a worker plays it), roll back,
+download one's own code, read one's own logs; and every upload the arena must refuse
+(zip slip, zip bomb, links, no bot.py, a syntax error, too large) refused with a message.
+"""
+
+from __future__ import annotations
+
+import io
+import stat
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import arenabot.starters
+import pytest
+
+from arena.hosted import bundles
+from arena.worker import play as play_module
+
+STARTER = (Path(arenabot.starters.__file__).parent / "cactus.py").read_bytes()
+PY = {"Content-Type": "text/x-python"}
+ZIP = {"Content-Type": "application/zip"}
+
+
+def register(client, name: str = "hosted-student", **extra: Any) -> dict[str, Any]:
+    answer = client.post(
+        "/api/bots",
+        json={"name": name, "hosted": True, "owner": "student", "games": ["cactus"], **extra},
+    )
+    assert answer.status_code == 201, answer.json
+    return answer.json
+
+
+def auth(bot: dict[str, Any]) -> dict[str, str]:
+    return {"Authorization": f"Bearer {bot['owner_token']}"}
+
+
+def upload(client, bot, data: bytes, headers=PY):
+    return client.put(f"/api/bots/{bot['id']}/code", data=data, headers={**headers, **auth(bot)})
+
+
+def play_enqueued(app, enqueued: list[int]) -> None:
+    """Play every match sent to the workers so far, as a worker does."""
+    database, config = app.extensions["arena.db"], app.extensions["arena.config"]
+    while enqueued:
+        assert play_module.play_match(database, config, enqueued.pop(0)) == "recorded"
+
+
+def versions(client, bot) -> list[dict[str, Any]]:
+    answer = client.get(f"/api/bots/{bot['id']}/code", headers=auth(bot))
+    assert answer.status_code == 200, answer.json
+    return answer.json
+
+
+def test_the_starter_uploaded_as_it_is_is_validated_and_plays(app, client, enqueued) -> None:
+    bot = register(client)
+    assert bot["hosted"] is True and bot["code_version"] is None and not bot["connect"]
+    answer = upload(client, bot, STARTER)
+    assert answer.status_code == 202, answer.json
+    version = answer.json
+    assert version["status"] == "validating" and version["active"] is False
+    assert version["version"] == bundles.check(STARTER, "text/x-python").version
+    assert enqueued == [version["match_id"]]
+    play_enqueued(app, enqueued)
+    [listed] = versions(client, bot)
+    assert listed["status"] == "passed" and listed["active"] is True and listed["reason"] is None
+    shown = client.get(f"/api/bots/{bot['id']}").json
+    assert shown["code_version"] == version["version"]
+    match = client.get(f"/api/matches/{version['match_id']}").json
+    assert match["status"] == "finished"
+    # validation is unrated: the bot has no rating from it
+    assert client.get(f"/api/bots/{bot['id']}").json["ratings"] == []
+
+
+def test_a_failing_version_keeps_the_one_before_and_says_why(app, client, enqueued) -> None:
+    bot = register(client)
+    upload(client, bot, STARTER)
+    play_enqueued(app, enqueued)
+    good = versions(client, bot)[0]["version"]
+    broken = (
+        b"import sys\ndef act(view, legal_actions):\n"
+        b"    print('thinking hard', file=sys.stderr)\n    return legal_actions[0]['nope']\n"
+    )
+    answer = upload(client, bot, broken)
+    assert answer.status_code == 202
+    play_enqueued(app, enqueued)
+    latest = versions(client, bot)[0]
+    assert latest["status"] == "failed" and latest["active"] is False
+    assert "the bot raised KeyError: 'nope'" in latest["reason"]
+    assert "KeyError: 'nope'" in latest["reason"].split("Its log ends:")[1]
+    assert client.get(f"/api/bots/{bot['id']}").json["code_version"] == good
+    # its log, for its owner: the traceback beside each decision
+    log = client.get(f"/api/matches/{latest['match_id']}/logs/0", headers=auth(bot))
+    assert log.status_code == 200 and log.mimetype == "text/plain"
+    assert "thinking hard" in log.text and "KeyError" in log.text
+
+
+def test_an_owner_rolls_back_and_downloads_their_own_code(app, client, enqueued) -> None:
+    bot = register(client)
+    upload(client, bot, STARTER)
+    second = STARTER + b"\n# a second version\n"
+    upload(client, bot, second)
+    play_enqueued(app, enqueued)
+    newest, oldest = versions(client, bot)
+    assert newest["active"] and not oldest["active"] and oldest["status"] == "passed"
+    rolled = client.post(
+        f"/api/bots/{bot['id']}/code/{oldest['version']}/activate", headers=auth(bot)
+    )
+    assert rolled.status_code == 200 and rolled.json["active"] is True
+    assert client.get(f"/api/bots/{bot['id']}").json["code_version"] == oldest["version"]
+    got = client.get(f"/api/bots/{bot['id']}/code/{newest['version']}", headers=auth(bot))
+    assert got.status_code == 200 and got.data == second
+    assert got.mimetype == "text/x-python"
+    # the same bytes again are the same version, not validated again
+    again = upload(client, bot, second)
+    assert again.status_code == 202 and again.json["status"] == "passed" and not enqueued
+
+
+def test_code_and_logs_are_their_owners_only(app, client, enqueued) -> None:
+    bot = register(client)
+    other = register(client, "someone-else")
+    version = upload(client, bot, STARTER).json
+    play_enqueued(app, enqueued)
+    paths = [
+        f"/api/bots/{bot['id']}/code",
+        f"/api/bots/{bot['id']}/code/{version['version']}",
+        f"/api/matches/{version['match_id']}/logs/0",
+    ]
+    for path in paths:
+        assert client.get(path).status_code == 401, path
+        assert client.get(path, headers=auth(other)).status_code == 403, path
+        assert client.get(path, headers=auth(bot)).status_code == 200, path
+    put = client.put(f"/api/bots/{bot['id']}/code", data=STARTER, headers=PY | auth(other))
+    assert put.status_code == 403
+    # the house bot's seat: not the student's to read
+    assert (
+        client.get(f"/api/matches/{version['match_id']}/logs/1", headers=auth(bot)).status_code
+        == 403
+    )
+
+
+def test_only_a_hosted_bot_takes_code(client) -> None:
+    answer = client.post(
+        "/api/bots",
+        json={"name": "laptop", "connect": True, "owner": "s", "games": ["cactus"]},
+    )
+    laptop = answer.json
+    refused = upload(client, laptop, STARTER)
+    assert refused.status_code == 409 and "not hosted" in refused.json["message"]
+    both = client.post(
+        "/api/bots",
+        json={"name": "x", "hosted": True, "connect": True, "owner": "s", "games": ["cactus"]},
+    )
+    assert both.status_code == 422
+    no_games = client.post("/api/bots", json={"name": "y", "hosted": True, "owner": "s"})
+    assert no_games.status_code == 422 and "games" in str(no_games.json)
+
+
+def a_zip(members: dict[str, bytes], links: dict[str, str] | None = None) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+        for name, target in (links or {}).items():
+            info = zipfile.ZipInfo(name)
+            info.external_attr = (stat.S_IFLNK | 0o777) << 16
+            archive.writestr(info, target)
+    return out.getvalue()
+
+
+def a_bomb() -> bytes:
+    """A zip of a few kilobytes that says it unpacks to 100 MiB."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        archive.writestr("bot.py", STARTER)
+        archive.writestr("weights.bin", b"\0" * (100 << 20))
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("body", "headers", "status", "said"),
+    [
+        (a_zip({"bot.py": STARTER, "../../evil.py": b"x = 1"}), ZIP, 400, "outside its folder"),
+        (a_zip({"bot.py": STARTER, "/etc/cron.d/evil": b"x"}), ZIP, 400, "outside its folder"),
+        (a_zip({"bot.py": STARTER}, links={"data": "/etc/passwd"}), ZIP, 400, "a link"),
+        (a_bomb(), ZIP, 400, "unpacks to"),
+        (a_zip({f"f{i}.py": b"" for i in range(300)} | {"bot.py": STARTER}), ZIP, 400, "files"),
+        (a_zip({"mybot/bot.py": STARTER}), ZIP, 400, "no bot.py at its root"),
+        (a_zip({"bot.py": b"def act(:\n"}), ZIP, 400, "line 1"),
+        (b"def act(view, legal_actions)\n    return 1\n", PY, 400, "line 1"),
+        (b"not a zip", ZIP, 400, "not a zip"),
+        (STARTER, {"Content-Type": "application/json"}, 400, "text/x-python"),
+        (b"", PY, 400, "empty"),
+        (b"#" * (bundles.MAX_UPLOAD + 1), PY, 413, str(bundles.MAX_UPLOAD)),
+    ],
+    ids=[
+        "zip-slip", "absolute-path", "symlink", "zip-bomb", "too-many-files", "no-bot-py",
+        "zip-syntax-error", "syntax-error", "not-a-zip", "wrong-type", "empty", "too-large",
+    ],
+)  # fmt: skip
+def test_uploads_the_arena_refuses(client, enqueued, body, headers, status, said) -> None:
+    bot = register(client)
+    answer = upload(client, bot, body, headers)
+    assert answer.status_code == status, answer.json
+    assert said in answer.json["message"]
+    assert versions(client, bot) == [] and enqueued == []
+
+
+def test_a_zip_with_modules_beside_bot_py_is_unpacked_and_plays(
+    app, client, enqueued, tmp_path
+) -> None:
+    bot = register(client)
+    body = a_zip(
+        {
+            "bot.py": b"from helpers import first\n\n"
+            b"def act(view, legal_actions):\n    return first(legal_actions)\n",
+            "helpers.py": b"def first(actions):\n    return actions[0]\n",
+        }
+    )
+    assert upload(client, bot, body, ZIP).status_code == 202
+    play_enqueued(app, enqueued)
+    assert versions(client, bot)[0]["status"] == "passed"
+    # a worker re-checks what it unpacks: a stored zip slip never lands outside
+    slip = a_zip({"bot.py": STARTER, "../x.py": b""})
+    with pytest.raises(bundles.BundleError):
+        bundles.unpack(slip, bundles.ZIP, tmp_path / "out")
+    assert not (tmp_path / "x.py").exists()
+
+
+def test_debug_text_of_an_answer_is_kept_for_its_owner_only(app, client, enqueued) -> None:
+    """Any answer may carry a private ``debug`` text (the SDK: return (action, memo,
+    debug)): kept beside its decision in the seat's log, never in the replay."""
+    bot = register(client)
+    code = (
+        b"def act(view, legal_actions):\n"
+        b"    return legal_actions[0], None, 'I chose the first of %d' % len(legal_actions)\n"
+    )
+    version = upload(client, bot, code).json
+    play_enqueued(app, enqueued)
+    entries = client.get(
+        f"/api/matches/{version['match_id']}/logs/0?format=json", headers=auth(bot)
+    ).json
+    assert entries and all(e["debug"].startswith("I chose the first of") for e in entries)
+    replay = client.get(f"/api/matches/{version['match_id']}/replay").get_data(as_text=True)
+    assert "I chose the first" not in replay
