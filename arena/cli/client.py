@@ -121,17 +121,22 @@ class ArenaClient:
         *,
         params: Mapping[str, Any] | None = None,
         token: tuple[str, str | None] | None = None,
+        raw: tuple[bytes, str] | None = None,
     ) -> requests.Response:
         """The answer to ``method path``, a 2xx with a JSON body.  ``token`` is
-        ``(environment variable, its value)``: sent when set, named when refused."""
+        ``(environment variable, its value)``: sent when set, named when refused.  ``raw``:
+        a body that is not JSON, with its content type (an upload)."""
         headers = {}
         if token is not None and token[1]:
             headers["Authorization"] = f"Bearer {token[1]}"
+        if raw is not None:
+            headers["Content-Type"] = raw[1]
         try:
             response = self.session.request(
                 method,
                 self.base + path,
-                json=body,
+                json=body if raw is None else None,
+                data=raw[0] if raw is not None else None,
                 params=params,
                 headers=headers,
                 timeout=self.timeout,
@@ -244,6 +249,12 @@ class ArenaClient:
         self, path: str, body: Any, token: tuple[str, str | None] | None = None
     ) -> dict[str, Any]:
         return self._shaped(self.call("PUT", path, body, token=token).json(), dict, "PUT", path)
+
+    def put_raw(
+        self, path: str, data: bytes, content_type: str, token: tuple[str, str | None] | None = None
+    ) -> dict[str, Any]:
+        answer = self.call("PUT", path, token=token, raw=(data, content_type)).json()
+        return self._shaped(answer, dict, "PUT", path)
 
     def patch(
         self, path: str, body: Any, token: tuple[str, str | None] | None = None

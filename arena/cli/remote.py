@@ -71,10 +71,15 @@ def _ids(flag: str, text: str) -> list[int]:
 
 
 def cmd_bots_register(args: argparse.Namespace) -> int:
-    if args.connect == (args.endpoint is not None):
-        raise UsageError("give the bot's URL, or --connect for a bot that connects out (not both)")
-    if args.connect and not args.games:
-        raise UsageError("a bot that connects out is registered with --games (it is not called)")
+    if args.connect + args.hosted + (args.endpoint is not None) != 1:
+        raise UsageError(
+            "give the bot's URL, or --connect for a bot that connects out, or --hosted for "
+            "code the arena runs (one of the three)"
+        )
+    if (args.connect or args.hosted) and not args.games:
+        raise UsageError(
+            "a bot that connects out or is hosted is registered with --games (it is not called)"
+        )
     body: dict[str, Any] = {"name": args.name}
     if args.owner:
         body["owner"] = args.owner
@@ -82,6 +87,8 @@ def cmd_bots_register(args: argparse.Namespace) -> int:
         body["event_id"] = args.event
     if args.connect:
         body["connect"] = True
+    elif args.hosted:
+        body["hosted"] = True
     else:
         body["endpoint"] = args.endpoint
     if args.games:
@@ -97,7 +104,13 @@ def cmd_bots_register(args: argparse.Namespace) -> int:
         server = client.base
     if printed_as_json(args, bot):
         return 0
-    where = "connects out to the arena" if args.connect else f"at {bot['endpoint']}"
+    where = (
+        "connects out to the arena"
+        if args.connect
+        else f"hosted: upload its code with arena bots upload {bot['id']} bot.py"
+        if args.hosted
+        else f"at {bot['endpoint']}"
+    )
     print(f"bot {bot['id']} registered: {bot['name']} {where}, "
           f"plays {', '.join(bot['games'])}")  # fmt: skip
     print(f"owner token:    {bot['owner_token']}")
@@ -226,6 +239,60 @@ def cmd_bots_show(args: argparse.Namespace) -> int:
             ],
             indent="  ",
         )
+    return 0
+
+
+def _upload_body(path: str) -> tuple[bytes, str]:
+    """The body of an upload: a ``.py`` file, a ``.zip``, or a folder with ``bot.py``
+    (zipped here, with every file below it but caches and hidden ones)."""
+    import io
+    import zipfile
+    from pathlib import Path
+
+    where = Path(path)
+    if where.is_dir():
+        if not (where / "bot.py").is_file():
+            raise UsageError(f"{path} has no bot.py: upload the folder that has it")
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+            for file in sorted(where.rglob("*")):
+                relative = file.relative_to(where)
+                if (
+                    file.is_file()
+                    and not file.is_symlink()
+                    and not any(
+                        part.startswith(".") or part == "__pycache__" for part in relative.parts
+                    )
+                ):
+                    archive.write(file, relative.as_posix())
+        return out.getvalue(), "application/zip"
+    if not where.is_file():
+        raise UsageError(f"no such file or folder: {path}")
+    kinds = {".py": "text/x-python", ".zip": "application/zip"}
+    if where.suffix.lower() not in kinds:
+        raise UsageError(f"upload a .py file, a .zip with bot.py at its root, or a folder: {path}")
+    try:
+        return where.read_bytes(), kinds[where.suffix.lower()]
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def cmd_bots_upload(args: argparse.Namespace) -> int:
+    data, kind = _upload_body(args.file)
+    with open_client(args) as client:
+        version = client.put_raw(f"/api/bots/{args.id}/code", data, kind, token=_owner_token())
+    if printed_as_json(args, version):
+        return 0
+    print(
+        f"bot {args.id}: version {version['version']} ({version['size']} bytes) {version['status']}"
+    )
+    if version["status"] == "validating":
+        print(
+            f"It plays validation match {version['match_id']} against the house bot first; "
+            f"arena matches show {version['match_id']} tells how it went."
+        )
+    elif version.get("reason"):
+        print(f"It failed before: {version['reason']}")
     return 0
 
 
@@ -644,6 +711,11 @@ def add_commands(sub: Any) -> None:
         help="the bot connects out to the arena (a laptop: no address; give --games)",
     )
     register.add_argument(
+        "--hosted",
+        action="store_true",
+        help="the arena runs the bot's code (give --games, then arena bots upload ID FILE)",
+    )
+    register.add_argument(
         "--owner", help="who runs it, a name or an e-mail (default: the account's name)"
     )
     register.add_argument("--event", type=int, metavar="ID", help="enter it in an event")
@@ -665,6 +737,16 @@ def add_commands(sub: Any) -> None:
     )
     show.add_argument("id", type=int)
     show.set_defaults(func=cmd_bots_show)
+    upload = bots_sub.add_parser(
+        "upload",
+        parents=[remote],
+        help=f"a new version of a hosted bot's code (its owner: ${OWNER_TOKEN_ENV})",
+        description="FILE is bot.py, a .zip with bot.py at its root, or a folder with bot.py "
+        "(zipped for you). The version plays a validation match before it plays for real.",
+    )
+    upload.add_argument("id", type=int)
+    upload.add_argument("file", metavar="FILE")
+    upload.set_defaults(func=cmd_bots_upload)
     rotate = bots_sub.add_parser(
         "rotate",
         parents=[remote],
