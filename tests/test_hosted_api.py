@@ -245,3 +245,51 @@ def test_debug_text_of_an_answer_is_kept_for_its_owner_only(app, client, enqueue
     assert entries and all(e["debug"].startswith("I chose the first of") for e in entries)
     replay = client.get(f"/api/matches/{version['match_id']}/replay").get_data(as_text=True)
     assert "I chose the first" not in replay
+
+
+def test_a_worker_that_cannot_host_leaves_the_match_and_says_why_once(
+    app, client, enqueued, monkeypatch, caplog
+) -> None:
+    """No sandbox on this worker (no bubblewrap, a container without user namespaces):
+    the match is not claimed (no attempt, no fault for anyone), another worker takes
+    it, and the worker's log says why in one line, once."""
+    from arena.hosted import sandbox
+    from arena.models import Match
+    from arena.worker import hosting
+
+    bot = register(client)
+    match_id = upload(client, bot, STARTER).json["match_id"]
+    database, config = app.extensions["arena.db"], app.extensions["arena.config"]
+    monkeypatch.setattr(sandbox, "available", lambda: "bubblewrap (bwrap) is not installed")
+    monkeypatch.setitem(hosting._state, "said", False)
+    with caplog.at_level("ERROR", logger="arena.worker.hosting"):
+        for _ in range(3):
+            assert (
+                play_module.play_match(database, config, match_id) == play_module.HOSTED_ELSEWHERE
+            )
+    said = [r.getMessage() for r in caplog.records if r.name == "arena.worker.hosting"]
+    assert (
+        len(said) == 1 and "cannot run hosted bots (bubblewrap (bwrap) is not installed)" in said[0]
+    )
+    with database.session() as session:
+        match = session.get(Match, match_id)
+        assert match.status == "queued" and match.attempts == 0
+    monkeypatch.undo()
+    assert play_module.play_match(database, config, match_id) == "recorded"
+
+
+def test_a_worker_runs_no_more_hosted_seats_than_it_may(app, client, enqueued, monkeypatch) -> None:
+    from arena.worker import hosting
+
+    bot = register(client)
+    match_id = upload(client, bot, STARTER).json["match_id"]
+    database, config = app.extensions["arena.db"], app.extensions["arena.config"]
+    monkeypatch.setenv("ARENA_HOSTED_SEATS", "2")
+    assert hosting.reserve(2)  # another match of this process holds both
+    try:
+        assert play_module.play_match(database, config, match_id) == play_module.HOSTED_BUSY
+    finally:
+        hosting.release(2)
+    assert play_module.play_match(database, config, match_id) == "recorded"
+    assert hosting.reserve(2)  # the match gave its seat back
+    hosting.release(2)

@@ -572,3 +572,18 @@ def test_a_bot_past_its_deadline_is_stopped_until_its_next_decision(tmp_path, co
         assert state == "T" and cpu_ticks() == before
     finally:
         client.close()
+
+
+def test_where_no_proc_can_be_mounted_the_bot_has_none(tmp_path, cores) -> None:
+    """A container that masks parts of its /proc refuses a new one: the sandbox then
+    gives the bot no /proc at all, and the bot still plays."""
+    inside = attempt(
+        tmp_path,
+        cores,
+        """
+        def attack():
+            return [os.path.exists("/proc"), os.path.exists("/proc/1/environ")]
+        """,
+        Sandbox(proc=False),
+    )
+    assert inside == [False, False]

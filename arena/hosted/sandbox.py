@@ -150,6 +150,9 @@ class Sandbox:
     python: str = field(default_factory=lambda: os.path.realpath(sys._base_executable))
     limits: Limits = field(default_factory=Limits)
     packages: tuple[str, ...] = ("arenabot", "numpy")
+    # a /proc of its own (its pid namespace's): a container that masks parts of its own
+    # /proc (Docker's default) refuses to mount a new one, and the bot then has none
+    proc: bool = True
 
     def prefix(self) -> str:
         """Where the interpreter's install is seen in the sandbox: where it is when that
@@ -214,8 +217,7 @@ class Sandbox:
             "--ro-bind",
             code_dir,
             CODE_DIR,
-            "--proc",
-            "/proc",
+            *(["--proc", "/proc"] if self.proc else []),
             "--dev",
             "/dev",
             "--remount-ro",
@@ -307,6 +309,27 @@ def probe(sandbox: Sandbox | None = None) -> str | None:
 
 
 @functools.lru_cache(maxsize=1)
+def _chosen() -> tuple[Sandbox | None, str | None]:
+    """The sandbox this host can make (with a /proc of its own if it can), or why none."""
+    first = Sandbox()
+    reason = probe(first)
+    if reason is None:
+        return first, None
+    if "proc" in reason:
+        without = Sandbox(proc=False)
+        if probe(without) is None:
+            return without, None
+    return None, reason
+
+
 def available() -> str | None:
-    """``probe()`` of the default sandbox, once per process."""
-    return probe()
+    """None when this host can run hosted bots, else why not (probed once per process)."""
+    return _chosen()[1]
+
+
+def default() -> Sandbox:
+    """The sandbox hosted bots run in on this host (``available()`` must be None)."""
+    chosen = _chosen()[0]
+    if chosen is None:
+        raise SandboxUnavailable(_chosen()[1] or "no sandbox")
+    return chosen

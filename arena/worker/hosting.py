@@ -5,7 +5,10 @@ hosted cores, and the folder each code version is unpacked into.
 - ``ARENA_HOSTED_CORES``: the cores hosted decisions take, one decision per core at a
   time (``0-3``, ``2,3``); default: every core the worker may run on;
 - ``ARENA_HOSTED_DIR``: where code versions are unpacked and the cores' lock files are,
-  shared by the workers of one host; default: ``<temp dir>/arena-hosted``.
+  shared by the workers of one host; default: ``<temp dir>/arena-hosted``;
+- ``ARENA_HOSTED_SEATS``: hosted seats (sandboxed processes, about 27 MiB each) a worker
+  process runs at once; a match that would need more waits for seats to free (it is
+  sent back to the queue, unclaimed); default 32.
 
 A worker that cannot host (no bubblewrap, no user namespaces in its container) leaves a
 match with a hosted seat to a worker that can: it sends the match back to the queue
@@ -29,6 +32,7 @@ from arena.models import BotCode
 
 log = logging.getLogger(__name__)
 
+DEFAULT_SEATS = 32
 _lock = threading.Lock()
 _state: dict[str, object] = {}
 
@@ -69,6 +73,31 @@ def can_host() -> bool:
     return reason is None
 
 
+def seats_limit() -> int:
+    text = os.environ.get("ARENA_HOSTED_SEATS", "").strip()
+    try:
+        value = int(text) if text else DEFAULT_SEATS
+    except ValueError:
+        raise ValueError(f"ARENA_HOSTED_SEATS must be a number, not {text!r}") from None
+    return max(value, 1)
+
+
+def reserve(seats: int) -> bool:
+    """Take ``seats`` of this process's hosted seats for a match, if that many are free
+    (a match with more hosted seats than the limit is let through alone)."""
+    with _lock:
+        used = int(_state.get("seats", 0))  # type: ignore[call-overload]
+        if used and used + seats > seats_limit():
+            return False
+        _state["seats"] = used + seats
+        return True
+
+
+def release(seats: int) -> None:
+    with _lock:
+        _state["seats"] = max(0, int(_state.get("seats", 0)) - seats)  # type: ignore[call-overload]
+
+
 def cores() -> Cores:
     with _lock:
         if "cores" not in _state:
@@ -92,10 +121,10 @@ def client(database: Database, bot_id: int, version: str, name: str) -> HostedCl
             return code.data, code.media_type
 
     if not version:
-        return HostedClient(name, None, sandbox=sandbox.Sandbox(), cores=cores())
+        return HostedClient(name, None, sandbox=sandbox.default(), cores=cores())
     try:
         folder = bundles.unpacked(hosted_dir() / "code", f"{bot_id}-{version}", load)
     except (LookupError, bundles.BundleError) as exc:
         log.error("bot %s: its code version %s cannot be unpacked: %s", bot_id, version, exc)
-        return HostedClient(name, None, sandbox=sandbox.Sandbox(), cores=cores())
-    return HostedClient(name, str(folder), sandbox=sandbox.Sandbox(), cores=cores())
+        return HostedClient(name, None, sandbox=sandbox.default(), cores=cores())
+    return HostedClient(name, str(folder), sandbox=sandbox.default(), cores=cores())

@@ -222,7 +222,7 @@ def run_match(self: Any, match_id: int, waiting: bool = False) -> str:
     except MatchNotPlayed as exc:
         # the match is queued again (its failures are counted): try once more shortly
         raise self.retry(exc=exc, countdown=2, max_retries=MAX_FAILURES) from exc
-    if played == HOSTED_ELSEWHERE:
+    if played in (HOSTED_ELSEWHERE, HOSTED_BUSY):
         # this worker cannot make the sandbox: one that can takes the match
         raise self.retry(countdown=BUSY_RETRY_SECONDS, kwargs={"waiting": True})
     if played == lifecycle.BUSY:
@@ -232,6 +232,7 @@ def run_match(self: Any, match_id: int, waiting: bool = False) -> str:
 
 
 HOSTED_ELSEWHERE = "a bot of the match is hosted, and this worker cannot host bots"
+HOSTED_BUSY = "a bot of the match is hosted, and this worker runs as many as it may"
 
 
 class MatchNotPlayed(RuntimeError):
@@ -259,17 +260,26 @@ def play_match(
     owner = warden.owner if warden is not None else new_owner()
     now = utcnow()
     until = now + dt.timedelta(seconds=config.lease_seconds)
-    with database.session() as session:
-        match = _locked_match(session, match_id, _WITH_BOTS)
-        if match is None:
-            return "missing"
-        if any(s.bot.hosted for s in match.seats) and not hosting.can_host():
-            return HOSTED_ELSEWHERE  # said once, in one line, by can_host
-        refused = claim(session, match, owner, until, now)
-        if refused is not None:
-            return refused  # a second delivery, or nothing left to do
-        plan = lifecycle.plan(match)
-    return play_claimed(database, config, match_id, owner, warden, plan)
+    hosted = 0  # this process's hosted seats the match holds (arena.worker.hosting)
+    try:
+        with database.session() as session:
+            match = _locked_match(session, match_id, _WITH_BOTS)
+            if match is None:
+                return "missing"
+            wanted = sum(s.bot.hosted for s in match.seats)
+            if wanted and not hosting.can_host():
+                return HOSTED_ELSEWHERE  # said once, in one line, by can_host
+            if wanted:
+                if not hosting.reserve(wanted):
+                    return HOSTED_BUSY
+                hosted = wanted
+            refused = claim(session, match, owner, until, now)
+            if refused is not None:
+                return refused  # a second delivery, or nothing left to do
+            plan = lifecycle.plan(match)
+        return play_claimed(database, config, match_id, owner, warden, plan)
+    finally:
+        hosting.release(hosted)
 
 
 def play_claimed(
