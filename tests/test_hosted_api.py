@@ -293,3 +293,35 @@ def test_a_worker_runs_no_more_hosted_seats_than_it_may(app, client, enqueued, m
     assert play_module.play_match(database, config, match_id) == "recorded"
     assert hosting.reserve(2)  # the match gave its seat back
     hosting.release(2)
+
+
+def test_a_hosted_bot_plays_tournaments_and_the_ladder_once_a_version_passed(
+    app, client, enqueued
+) -> None:
+    from arena.models import Match
+    from arena.worker.ladder import schedule_ladder
+
+    ready, codeless = register(client, "ready"), register(client, "codeless")
+    upload(client, ready, STARTER)
+    play_enqueued(app, enqueued)
+    body = {"name": "t", "game": "cactus", "seats_per_match": 2, "games_per_pairing": 2}
+    refused = client.post(
+        "/api/tournaments", json={**body, "bot_ids": [ready["id"], codeless["id"]]}
+    )
+    assert refused.status_code == 400
+    assert f"bot(s) {codeless['id']} are hosted and no version" in refused.json["message"]
+    other = register(client, "other")
+    upload(client, other, STARTER + b"\n")
+    play_enqueued(app, enqueued)
+    started = client.post("/api/tournaments", json={**body, "bot_ids": [ready["id"], other["id"]]})
+    assert started.status_code == 201, started.json
+    play_enqueued(app, enqueued)
+    assert client.get(f"/api/tournaments/{started.json['id']}").json["status"] == "finished"
+    # the ladder: seats the two with a version that plays, never the codeless one
+    assert client.put("/api/ladders/cactus", json={"enabled": True}).status_code == 200
+    database, config = app.extensions["arena.db"], app.extensions["arena.config"]
+    created = schedule_ladder(database, config, seed=1)
+    assert created
+    with database.session() as session:
+        seated = {s.bot_id for m in created for s in session.get(Match, m).seats}
+    assert seated == {ready["id"], other["id"]}

@@ -72,15 +72,25 @@ def check_entrants(
     """The bots exist, are active, play the game and play in ``event_id`` (None: the open
     arena: events never mix); their ids, sorted."""
     ids = [i for i in bot_ids if 0 < i <= MAX_ID]
-    rows = {
-        bot_id: (status, played, event)
-        for bot_id, status, played, event in session.execute(
-            select(Bot.id, Bot.status, Bot.games, Bot.event_id).where(Bot.id.in_(ids))
+    rows = {}
+    codeless = []  # hosted, and no version of their code passed its validation yet
+    for bot_id, status, played, event, hosted, version in session.execute(
+        select(Bot.id, Bot.status, Bot.games, Bot.event_id, Bot.hosted, Bot.code_version).where(
+            Bot.id.in_(ids)
         )
-    }
+    ):
+        rows[bot_id] = (status, played, event)
+        if hosted and not version:
+            codeless.append(bot_id)
     missing = sorted(set(bot_ids) - set(rows))
     if missing:
         raise ServiceError(400, f"no bot(s) {', '.join(map(str, missing))}")
+    if codeless:
+        raise ServiceError(
+            400,
+            f"bot(s) {', '.join(map(str, sorted(codeless)))} are hosted and no version of "
+            "their code has passed its validation yet",
+        )
     inactive = sorted(i for i, (status, _, _) in rows.items() if status != "active")
     if inactive:
         raise ServiceError(400, f"bot(s) {', '.join(map(str, inactive))} are not active")

@@ -76,9 +76,14 @@ def _ladder_round(
         )
         if game in b.games
     ]
-    # a bot that connects out is seated only while it is connected
-    online = sessions.online(session, (b.id for b in bots if b.endpoint is None))
-    bots = [b for b in bots if b.endpoint is not None or b.id in online]
+    # a bot that connects out is seated only while it is connected, a hosted bot once a
+    # version of its code passed its validation
+    online = sessions.online(session, (b.id for b in bots if b.connect))
+    bots = [
+        b
+        for b in bots
+        if (b.hosted and b.code_version) or (not b.hosted and (not b.connect or b.id in online))
+    ]
     if len(bots) < k:
         return []
     elo = {
