@@ -16,6 +16,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -132,6 +133,31 @@ def test_after_the_freeze_a_contestant_changes_nothing_that_plays(arena, info_bo
     assert kept.status_code == 200, kept.get_json()
     detail = arena.client.get(path, headers=auth(carla)).get_json()
     assert detail["endpoint"] == url and detail["connect"] is False
+
+
+def test_after_the_freeze_a_hosted_bots_code_is_frozen_too(arena, enqueued) -> None:
+    """A hosted bot's code plays as an endpoint does: after the freeze its owner uploads
+    and rolls back nothing; its organiser still may (and an account's bot is its own)."""
+    import arenabot.starters
+
+    starter = (Path(arenabot.starters.__file__).parent / "cactus.py").read_bytes()
+    carla = arena.account("carla")
+    bot = arena.made(carla, "c-hosted", hosted=True, connect=False)
+    path = f"/api/bots/{bot['id']}/code"
+    python = {"Content-Type": "text/x-python"}
+    first = arena.client.put(path, data=starter, headers={**python, **auth(carla)})
+    assert first.status_code == 202, first.get_json()
+    arena.change_event(freeze_at=_when(seconds=-1))
+    late = arena.client.put(path, data=starter + b"\n", headers={**python, **auth(carla)})
+    error(late, 409, "frozen")
+    rollback = arena.client.post(
+        f"{path}/{first.get_json()['version']}/activate", headers=auth(carla)
+    )
+    error(rollback, 409, "frozen")
+    by_organiser = arena.client.put(
+        path, data=starter + b"\n", headers={**python, **auth(arena.organiser)}
+    )
+    assert by_organiser.status_code == 202, by_organiser.get_json()
 
 
 def test_after_the_freeze_its_organiser_still_may(arena, info_bot) -> None:
