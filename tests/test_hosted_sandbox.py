@@ -587,3 +587,50 @@ def test_where_no_proc_can_be_mounted_the_bot_has_none(tmp_path, cores) -> None:
         Sandbox(proc=False),
     )
     assert inside == [False, False]
+
+
+def test_a_module_named_like_the_runners_own_does_not_lift_the_limits(tmp_path, cores) -> None:
+    """A ``resource.py`` beside ``bot.py`` whose ``setrlimit`` does nothing: the runner
+    has set the limits with the real one before the bot's folder is on the path."""
+    code = Path(bot_dir(tmp_path, '''
+        def attack():
+            limits = open("/proc/self/limits").read().splitlines()
+            return [line.split()[4] for line in limits if line.startswith("Max address space")]
+        '''))  # fmt: skip
+    (code / "resource.py").write_text(
+        "RLIMIT_AS = RLIMIT_FSIZE = RLIMIT_NOFILE = RLIMIT_CPU = RLIMIT_CORE = 0\n"
+        "def setrlimit(*args):\n    pass\n"
+    )
+    (code / "resource.py").chmod(0o644)
+    client = HostedClient("shadow", str(code), sandbox=Sandbox(), cores=cores)
+    try:
+        client.start({})
+        assert client.failure is None, client.failure
+        found = json.loads(client.act(PAYLOAD)["memo"])
+    finally:
+        client.close()
+    assert found == [str(sandboxes.Limits().memory_bytes)]
+
+
+def test_the_bot_holds_no_descriptor_of_the_worker(tmp_path, cores) -> None:
+    inside = attempt(
+        tmp_path,
+        cores,
+        """
+        def attack():
+            found = {}
+            for fd in sorted(int(f) for f in os.listdir("/proc/self/fd")):
+                try:
+                    found[fd] = os.readlink(f"/proc/self/fd/{fd}")
+                except OSError:
+                    pass
+            return found
+        """,
+    )
+    targets = sorted(set(inside.values()))
+    # its pipes to the worker, its log file (deleted, the worker's), /dev/null and the
+    # folder listing itself: no socket, no file of the arena
+    assert all(
+        t.startswith(("pipe:", "/dev/null", "/tmp/#", "/proc/")) or "(deleted)" in t
+        for t in targets
+    ), targets

@@ -194,10 +194,10 @@ class Sandbox:
 
     def command(self, code_dir: str, seccomp_fd: int) -> list[str]:
         settings = json.dumps({"limits": self.limits.rlimits(), "folder": CODE_DIR})
-        boot = (
-            f"import sys; sys.path[:0] = [{LIB_DIR!r}, {CODE_DIR!r}]; "
-            "from arenabot.hosted import main; main()"
-        )
+        # the bot's folder is not on the path until the runner has set the limits and
+        # loads it: a module of the bot's named like one the runner imports (resource.py)
+        # must not run first
+        boot = f"import sys; sys.path[:0] = [{LIB_DIR!r}]; from arenabot.hosted import main; main()"
         return [
             BWRAP,
             "--unshare-user",
