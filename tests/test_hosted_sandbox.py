@@ -634,3 +634,63 @@ def test_the_bot_holds_no_descriptor_of_the_worker(tmp_path, cores) -> None:
         t.startswith(("pipe:", "/dev/null", "/tmp/#", "/proc/")) or "(deleted)" in t
         for t in targets
     ), targets
+
+
+def test_numpy_and_the_sdk_are_there(tmp_path, cores) -> None:
+    inside = attempt(
+        tmp_path,
+        cores,
+        """
+        import numpy as np
+        from arenabot.views import cactus
+        def attack():
+            weights = np.arange(12.0).reshape(3, 4)
+            trace = float((weights @ weights.T).trace())
+            return [float(weights.sum()), trace, callable(cactus.card_value)]
+        """,
+    )
+    assert inside == [66.0, 506.0, True]
+
+
+def test_a_worker_killed_mid_match_leaves_no_bot_process_behind(tmp_path) -> None:
+    """``--die-with-parent``: a worker that dies (SIGKILL, out of memory) takes its
+    sandboxes with it, stopped ones too."""
+    import signal
+    import subprocess
+
+    folder = bot_dir(tmp_path, "def attack():\n    return 1\n")
+    script = textwrap.dedent(
+        f"""
+        import sys, time
+        from pathlib import Path
+        from arena.hosted.client import Cores, HostedClient, default_cores
+        from arena.hosted.sandbox import Sandbox
+        client = HostedClient("b", {folder!r}, sandbox=Sandbox(),
+                              cores=Cores(default_cores(), Path({str(tmp_path / "cores")!r})))
+        client.start({{}})
+        print(" ".join(map(str, client._pids())), flush=True)
+        time.sleep(60)
+        """
+    )
+    worker = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        pids = [int(p) for p in worker.stdout.readline().split()]
+        assert len(pids) == 2 and all(Path(f"/proc/{p}").exists() for p in pids)
+        worker.send_signal(signal.SIGKILL)
+        worker.wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(_alive(p) for p in pids):
+            time.sleep(0.05)
+        assert not any(_alive(p) for p in pids)
+    finally:
+        worker.kill()
+        worker.stdout.close()
+
+
+def _alive(pid: int) -> bool:
+    """Running or stopped, not a zombie waiting for its parent."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
