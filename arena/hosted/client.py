@@ -116,7 +116,7 @@ class HostedClient:
         self._buffer = bytearray()
         self._log = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close())
         self._log_read = 0
-        self._lock = threading.Lock()  # one request of this seat at a time
+        self._runner: int | None = None  # the runner's pid, once known
 
     # -- the process ------------------------------------------------------------------------
     def start(self, info: dict[str, Any]) -> None:
@@ -137,6 +137,7 @@ class HostedClient:
                 os.set_blocking(fd, False)
             until = time.monotonic() + STARTUP_SECONDS
             ready = self._line(until)
+            self._pin(core)  # the runner exists now: found, and pinned
             if ready is None or not ready.get("ready"):
                 said = ready.get("error") if ready else None
                 self._fail("could not start: " + (said or self._last_words() or "no answer"))
@@ -150,10 +151,10 @@ class HostedClient:
             self.cores.give_back(core)
 
     def _pin(self, core: int) -> None:
-        if self.process is not None:
-            with contextlib.suppress(OSError):
-                for pid in self._pids():
-                    os.sched_setaffinity(pid, {core})
+        """Keep the runner on ``core`` (the sandbox's one task; bubblewrap only waits)."""
+        with contextlib.suppress(OSError):
+            for pid in self._runner_or_group():
+                os.sched_setaffinity(pid, {core})
 
     def _pids(self) -> list[int]:
         """The bubblewrap process and the runner it started (the sandbox's one task)."""
@@ -164,9 +165,25 @@ class HostedClient:
             pids += [int(p) for p in children.read_text().split()]
         return pids
 
+    def _runner_or_group(self) -> list[int]:
+        """The runner's pid, found once (read from /proc as it started); until then, or
+        where /proc does not say, every process of the sandbox."""
+        if self._runner is None and self.process is not None:
+            found = self._pids()[1:]
+            if len(found) == 1:
+                self._runner = found[0]
+            return self._pids()
+        return [self._runner] if self._runner is not None else []
+
     def _signal(self, sig: int) -> None:
-        if self.process is not None and self.process.returncode is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
+        """Signal the runner (stop it, let it go on); the whole group when it is not
+        known.  The runner cannot leave the group: setsid and setpgid are refused."""
+        if self.process is None or self.process.returncode is not None:
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            if self._runner is not None and sig != signal.SIGKILL:
+                os.kill(self._runner, sig)
+            else:
                 os.killpg(self.process.pid, sig)
 
     def _stop(self) -> None:
