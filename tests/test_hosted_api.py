@@ -18,10 +18,16 @@ import pytest
 
 from arena.hosted import bundles
 from arena.worker import play as play_module
+from tests.support.sandbox import needs_sandbox
 
 STARTER = (Path(arenabot.starters.__file__).parent / "cactus.py").read_bytes()
 PY = {"Content-Type": "text/x-python"}
 ZIP = {"Content-Type": "application/zip"}
+
+
+@pytest.fixture(autouse=True)
+def _sandbox() -> None:
+    needs_sandbox()
 
 
 def register(client, name: str = "hosted-student", **extra: Any) -> dict[str, Any]:

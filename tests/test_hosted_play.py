@@ -22,6 +22,12 @@ from arena.cli.processes import make_web_server
 from sample_bots.policy_bot import PolicyBot
 from tests.support.connect import connect_bot, start_tournament, webhook_bot
 from tests.support.lanes import Lane, lane, wait_for
+from tests.support.sandbox import needs_sandbox
+
+
+@pytest.fixture(autouse=True)
+def _sandbox() -> None:
+    needs_sandbox()
 
 
 @pytest.fixture(scope="module")

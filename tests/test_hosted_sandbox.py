@@ -25,6 +25,7 @@ from arena.hosted import sandbox as sandboxes
 from arena.hosted.client import Cores, HostedClient, default_cores
 from arena.hosted.sandbox import Sandbox
 from arena.match.referee import PolicyClient, Referee
+from tests.support.sandbox import needs_sandbox
 
 PAYLOAD = {
     "match_id": "m",
@@ -49,8 +50,7 @@ class Unsandboxed(Sandbox):
 
 @pytest.fixture(scope="module")
 def cores(tmp_path_factory: pytest.TempPathFactory):
-    reason = sandboxes.probe()
-    assert reason is None, f"the hosted bots' sandbox cannot run here: {reason}"
+    needs_sandbox()
     cores = Cores(default_cores(), tmp_path_factory.mktemp("cores"))
     yield cores
     cores.close()
