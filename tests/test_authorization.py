@@ -457,6 +457,36 @@ TABLE: dict[tuple[str, str], list[Case]] = {
     ("POST", "/api/bots/<int:bot_id>/rotate"): [
         Case("bot X's credentials", "/api/bots/{bot_x}/rotate", MANAGES_X, {}),
     ],
+    ("PUT", "/api/bots/<int:bot_id>/code"): [
+        Case(
+            "bot X's code (it connects out: those who manage it hear that it is not hosted)",
+            "/api/bots/{bot_x}/code",
+            expect(
+                anonymous=404,
+                contestant=409,
+                other=403,
+                organiser_a=409,
+                organiser_b=404,
+                admin=409,
+            ),
+            {},
+        ),
+    ],
+    ("POST", "/api/bots/<int:bot_id>/code/<string:version>/activate"): [
+        Case(
+            "a version bot X does not have: those who manage it hear so",
+            "/api/bots/{bot_x}/code/0123456789ab/activate",
+            expect(
+                anonymous=404,
+                contestant=404,
+                other=403,
+                organiser_a=404,
+                organiser_b=404,
+                admin=404,
+            ),
+            {},
+        ),
+    ],
     ("POST", "/api/bots/<int:bot_id>/attach"): [
         Case(
             "bot Z (of no account) with its owner token: any account",
@@ -847,6 +877,10 @@ NOT_FOR_MEMBERS_EITHER = {
     "/api/tournaments/<int:tournament_id>/grades.csv": "a tournament without a pass rule",
     "/play/seat/<int:bot_id>": "a person's seat, not a bot",
 }
+# reads for those who manage the bot only (its owner, its organisers): 403 to other members
+FOR_MANAGERS_ONLY = {
+    "/api/bots/<int:bot_id>/code": "a hosted bot's code versions are its owner's",
+}
 
 
 def test_every_read_of_a_private_events_thing_is_hidden_from_strangers(scene: Scene) -> None:
@@ -867,6 +901,10 @@ def test_every_read_of_a_private_events_thing_is_hidden_from_strangers(scene: Sc
             assert answer.status_code == 404, (path, answer.status_code)
         member = client.get(path, headers=scene.headers("other"))
         wanted = 404 if rule.rule in NOT_FOR_MEMBERS_EITHER else 200
+        if rule.rule in FOR_MANAGERS_ONLY:
+            wanted = 403
+            owner = client.get(path, headers=scene.headers("contestant"))
+            assert owner.status_code == 200, (path, owner.get_data(as_text=True)[:200])
         assert member.status_code == wanted, (path, member.get_data(as_text=True)[:200])
         checked.append(rule.rule)
     assert len(checked) >= 10, checked  # the map was read
