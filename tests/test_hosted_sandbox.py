@@ -699,3 +699,48 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return state not in ("Z", "X")
+
+
+class Broken(Sandbox):
+    """A sandbox that cannot be made here (bubblewrap refused its namespaces)."""
+
+    def command(self, code_dir: str, seccomp_fd: int) -> list[str]:
+        return [
+            sys.executable,
+            "-c",
+            "import sys; sys.exit('bwrap: No permissions to create new namespace')",
+        ]
+
+
+def test_a_sandbox_that_cannot_be_made_is_the_arenas_failure_not_the_bots(tmp_path, cores) -> None:
+    """Nothing of the bot's ran: the match ends unrecorded (``ArenaError``), to be played
+    again, and the bot is charged nothing."""
+    from arena.match.faults import ArenaError
+
+    folder = bot_dir(tmp_path, "def attack():\n    return 1\n")
+    clients = [
+        HostedClient("hosted", folder, sandbox=Broken(), cores=cores),
+        PolicyClient(make_policy("cactus", "random", random.Random(1)), "random"),
+    ]
+    try:
+        with pytest.raises(ArenaError, match="No permissions to create new namespace"):
+            Referee().run("cactus", clients, seed=7)
+    finally:
+        for client in clients:
+            client.close()
+
+
+def test_a_bot_that_dies_as_it_loads_is_its_own_crash(tmp_path, cores) -> None:
+    record, _ = match_against_random(
+        tmp_path,
+        cores,
+        """
+        import os
+        os._exit(4)
+        def act(view, legal_actions):
+            return legal_actions[0]
+        """,
+    )
+    faults = [d for step in record.steps for d in step if d["seat"] == 0 and "fault" in d]
+    assert faults[0]["fault"] == "crashed" and "could not start" in faults[0]["cause"]["detail"]
+    assert record.outcome["forfeited"] == [0]

@@ -8,6 +8,10 @@ when its request is written, and it is judged as every bot's is: an answer not i
 a ``timeout``, a process that died is ``crashed`` (with the last line it wrote, its
 exception), an exception in the bot's code is ``error: <Exception>``.
 
+What fails before the runner has booted (the sandbox could not be made) or a start-up
+that finds no core free for ``CORE_WAIT_LIMIT`` is the arena's, not the bot's: an
+``ArenaError`` ends the match unrecorded, and it is played again.
+
 Fair time: between its decisions the process is stopped (``SIGSTOP``), so a bot cannot
 work in the background on anyone's core; while it decides, it holds one of the host's
 hosted cores (``Cores``: a lock file per core, shared by every worker process of the
@@ -38,7 +42,7 @@ from typing import Any
 
 from arena.hosted.sandbox import Sandbox
 from arena.match.exchanges import Waker, settle
-from arena.match.faults import EXCERPT_CAP, BotFault, excerpt
+from arena.match.faults import EXCERPT_CAP, ArenaError, BotFault, excerpt
 
 STARTUP_SECONDS = 10.0  # to load the bot and answer /start, not charged to a decision
 END_SECONDS = 1.0  # for /end (its answer is ignored)
@@ -46,6 +50,9 @@ GRACE = 0.05  # seconds past deadline_ms for the worker's own scheduling
 LINE_CAP = 1024 * 1024  # bytes of one answer line
 LOG_TAKE_CAP = 4096  # characters of stderr kept per take_log()
 CORE_WAIT = 0.002  # seconds between looks for a free core
+# seconds a start-up waits for a free core; past that the arena is too busy, which is
+# not the bot's fault: the match is played again (ArenaError)
+CORE_WAIT_LIMIT = 120.0
 
 
 class Cores:
@@ -126,16 +133,23 @@ class HostedClient:
         if self.code_dir is None:
             self.failure = BotFault("crashed", "the bot has no code that passed validation")
             return
-        core = self.cores.wait(STARTUP_SECONDS)
+        core = self.cores.wait(CORE_WAIT_LIMIT)
         if core is None:
-            self.failure = BotFault("crashed", "no core was free to start the bot on")
-            return
+            raise ArenaError(f"no hosted core came free within {CORE_WAIT_LIMIT:g} s")
         try:
-            self.process = self.sandbox.spawn(self.code_dir, self._log.fileno())
+            try:
+                self.process = self.sandbox.spawn(self.code_dir, self._log.fileno())
+            except OSError as exc:
+                raise ArenaError(f"the sandbox could not be started: {exc}") from exc
             self._pin(core)
             for fd in (self.process.stdin.fileno(), self.process.stdout.fileno()):  # type: ignore[union-attr]
                 os.set_blocking(fd, False)
             until = time.monotonic() + STARTUP_SECONDS
+            booted = self._line(until)
+            if booted is None or not booted.get("booted"):  # before any code of the bot's
+                words = self._last_words()
+                self._kill()
+                raise ArenaError("the sandbox did not start" + (f": {words}" if words else ""))
             ready = self._line(until)
             self._pin(core)  # the runner exists now: found, and pinned
             if ready is None or not ready.get("ready"):

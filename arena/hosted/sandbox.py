@@ -301,7 +301,7 @@ def probe(sandbox: Sandbox | None = None) -> str | None:
             out, _ = process.communicate(b"", timeout=30)
         except (OSError, subprocess.TimeoutExpired, SandboxUnavailable) as exc:
             return f"the sandbox did not start: {exc}"
-        if out.startswith(b'{"ready": true'):
+        if b'{"ready": true' in out:
             return None
         log.seek(0)
         said = log.read().decode("utf-8", "replace").strip().splitlines()

@@ -5,8 +5,9 @@ fault kind in words its bot's owner can act on.
 The kinds: ``timeout``, ``connection_refused``, ``connection_closed``,
 ``connection_error``, ``refused_address`` (the network policy), ``http_status``,
 ``redirect``, ``too_large``, ``not_json``, ``bad_answer`` (transports and referee),
-``illegal_action`` (the referee), ``error: <Exception>`` (an in-process bot that raised)
-and ``struck_out`` (a seat no longer asked).  A record keeps each fault's kind and its
+``illegal_action`` (the referee), ``error: <Exception>`` (an in-process or hosted bot that
+raised), ``crashed`` (a hosted bot's process that ended or could not start) and
+``struck_out`` (a seat no longer asked).  A record keeps each fault's kind and its
 ``cause`` (``BotFault.cause``); ``fault_summary`` sums them per seat and
 ``fault_reason``/``describe_fault``/``seat_fault_reason`` say them in words (pages,
 the API, the command line).
@@ -36,6 +37,12 @@ def excerpt(data: Any) -> str:
         except (TypeError, ValueError, RecursionError):
             text = repr(data)[: EXCERPT_CAP + 1]
     return text if len(text) <= EXCERPT_CAP else text[: EXCERPT_CAP - 1] + "\u2026"
+
+
+class ArenaError(Exception):
+    """A transport's failure of the arena's own, not the bot's (a hosted bot's sandbox
+    that could not be made, no core free for it): the match is not recorded, and is
+    played again, so that no bot is charged for it."""
 
 
 class BotFault(Exception):
@@ -178,6 +185,8 @@ def fault_reason(fault: dict[str, Any]) -> str:
         return f"the bot raised {error}: {detail}" if detail else f"the bot raised {error}"
     if kind == "struck_out":
         return "struck out: no longer asked, the default action played"
+    if kind == "crashed":  # a hosted bot's process (arena.hosted.client)
+        return f"the bot's process crashed: {detail}" if detail else "the bot's process crashed"
     return f"{kind}: {detail}" if detail else kind
 
 

@@ -44,7 +44,7 @@ from arena.games.base import (
 )
 from arena.games.policy import Policy
 from arena.match.exchanges import Call, Client, Exchange, settle
-from arena.match.faults import EXCERPT_CAP, BotFault, excerpt
+from arena.match.faults import EXCERPT_CAP, ArenaError, BotFault, excerpt
 
 RECORD_FORMAT = 2
 MEMO_CAP = 256  # characters of a bot's memo kept in the replay
@@ -363,6 +363,11 @@ def _judge(
 
 
 def _quietly(call: Any, info: dict[str, Any]) -> None:
-    """/start and /end: their answers are ignored and their failures are not strikes."""
-    with contextlib.suppress(Exception):
+    """/start and /end: their answers are ignored and their failures are not strikes; a
+    failure of the arena's own (``ArenaError``) ends the match unrecorded."""
+    try:
         call(info)
+    except ArenaError:
+        raise
+    except Exception:
+        pass

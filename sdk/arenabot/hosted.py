@@ -10,8 +10,10 @@ the arena's requests, one JSON object per line each way:
     arena -> {"path": "/act", "body": {...the /act request of the HTTP protocol...}}
     runner <- {"id": <its decision_id>, "answer": {"action": ...}}    or  {"id", "error"}
 
-The first line the runner writes is ``{"ready": true, "info": ...}`` (the bot's ``GET /``
-answer) or ``{"ready": false, "error": ...}``; ``/start`` and ``/end`` are answered
+The first line the runner writes is ``{"booted": true}``, once the limits are set and
+before the bot's code is loaded (what fails before it is the sandbox, the arena's); the
+second is ``{"ready": true, "info": ...}`` (the bot's ``GET /`` answer) or
+``{"ready": false, "error": ...}``; ``/start`` and ``/end`` are answered
 ``{"id": null, "answer": {}}`` and their failures are only logged.  An exception in the
 bot's code is printed to stderr (the bot's log) and answered as an error.  Standard
 library only, like the rest of the SDK.
@@ -108,6 +110,7 @@ def main() -> None:
     settings = json.loads(sys.argv[1]) if len(sys.argv) > 1 else {}
     _limit(settings.get("limits", {}))
     requests, answers = _private_pipes()
+    answers.write(b'{"booted": true}\n')
     folder = settings.get("folder", os.getcwd())
     try:
         bot = load(folder)
