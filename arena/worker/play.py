@@ -223,7 +223,9 @@ def run_match(self: Any, match_id: int, waiting: bool = False) -> str:
         # the match is queued again (its failures are counted): try once more shortly
         raise self.retry(exc=exc, countdown=2, max_retries=MAX_FAILURES) from exc
     if played in (HOSTED_ELSEWHERE, HOSTED_BUSY):
-        # this worker cannot make the sandbox: one that can takes the match
+        # this worker cannot run the match's hosted bots (no sandbox here, or as many as
+        # it may already): the match goes back to the queue unclaimed, for another worker
+        # or for this one once seats are free
         raise self.retry(countdown=BUSY_RETRY_SECONDS, kwargs={"waiting": True})
     if played == lifecycle.BUSY:
         # another worker sends the requests of one of its bots: wait for it to finish
@@ -299,8 +301,7 @@ def play_claimed(
                 match = session.get(Match, match_id, options=[_WITH_BOTS])
                 assert match is not None
                 plan = lifecycle.plan(match)
-        clients = []
-        for i in range(len(plan.seats)):
+        for i in range(len(plan.seats)):  # one by one: those made are closed on an error
             clients.append(_client(database, plan, i))
         deadlines = [seat.deadline_ms for seat in plan.seats]
         referee = Referee(
