@@ -225,7 +225,8 @@ def test_a_laptop_bot_is_registered_to_connect_out_and_shown_offline(server):
         assert cli("bots", "register", "lap3", *extra, "--owner", "dee") == (
             2,
             "",
-            "arena: give the bot's URL, or --connect for a bot that connects out (not both)\n",
+            "arena: give the bot's URL, or --connect for a bot that connects out, or --hosted "
+            "for code the arena runs (one of the three)\n",
         )
 
 

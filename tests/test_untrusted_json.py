@@ -16,7 +16,7 @@ import pytest
 from flask import Flask
 from sqlalchemy import func, select
 
-from arena.api.limits import MAX_BODY_BYTES, MAX_JSON_DEPTH, json_depth
+from arena.api.limits import LARGER_BODIES, MAX_BODY_BYTES, MAX_JSON_DEPTH, json_depth
 from arena.app import create_app
 from arena.config import Config
 from arena.models import Bot, Ladder, Match, Tournament
@@ -101,9 +101,11 @@ def test_a_body_over_the_size_limit_is_413_on_every_route(
 ) -> None:
     client = app.test_client()
     before = stored(app)
-    big = json.dumps({"name": "x" * MAX_BODY_BYTES}).encode()
+    endpoint = app.url_map.bind("localhost").match(url, method)[0]
+    limit = LARGER_BODIES.get(endpoint, MAX_BODY_BYTES) if method == "PUT" else MAX_BODY_BYTES
+    big = json.dumps({"name": "x" * limit}).encode()
     response = client.open(url, method=method, data=big, content_type="application/json")
-    api_error(response, 413, f"larger than {MAX_BODY_BYTES} bytes")
+    api_error(response, 413, f"larger than {limit} bytes")
     # without a Content-Length (chunked), as a WSGI server that ends the input hands it on
     response = client.open(
         url,
@@ -113,7 +115,7 @@ def test_a_body_over_the_size_limit_is_413_on_every_route(
         headers={"Transfer-Encoding": "chunked"},
         environ_overrides={"wsgi.input_terminated": True},
     )
-    api_error(response, 413, f"larger than {MAX_BODY_BYTES} bytes")
+    api_error(response, 413, f"larger than {limit} bytes")
     assert stored(app) == before
 
 

@@ -76,10 +76,10 @@ def cmd_bots_register(args: argparse.Namespace) -> int:
             "give the bot's URL, or --connect for a bot that connects out, or --hosted for "
             "code the arena runs (one of the three)"
         )
-    if (args.connect or args.hosted) and not args.games:
-        raise UsageError(
-            "a bot that connects out or is hosted is registered with --games (it is not called)"
-        )
+    if args.connect and not args.games:
+        raise UsageError("a bot that connects out is registered with --games (it is not called)")
+    if args.hosted and not args.games:
+        raise UsageError("a hosted bot is registered with --games (its code is uploaded after)")
     body: dict[str, Any] = {"name": args.name}
     if args.owner:
         body["owner"] = args.owner
