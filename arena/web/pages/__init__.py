@@ -12,9 +12,11 @@ One module per area, mirroring ``arena.api``, all on the one blueprint ``bp`` (`
 - ``common``: the blueprint, paging, the ETags of live pages, template filters;
 - ``games``: the overview and each game's drawing for the viewer;
 - ``ratings``: the leaderboards;
-- ``bots``: the bot list, registration form and a bot's page with its charts;
+- ``bots``: the bot list, registration form and a bot's page with its charts (and a hosted
+  bot's versions of its code, for those who manage it);
 - ``tournaments``: the tournament list, the form and a tournament's page;
-- ``matches``: a match's page and its viewer;
+- ``matches``: a match's page and its viewer (with the private logs of the seats whose bot
+  its reader manages);
 - ``play``: people at the table (pick the opponents, a person's seat);
 - ``accounts``: logging in and out, signing up, reset links, your account, My bots, and
   the admin's list of accounts (the only pages with their own POST forms: they start and

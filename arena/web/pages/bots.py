@@ -5,7 +5,12 @@ only the pages show, read here and drawn as inline SVG on the server
 kind.  A bot's endpoint is on no page: only its owner and the organiser see it, through
 the API.  A private event's bots are for its members: the list leaves them out, and to
 anyone else their pages do not exist (404); an event's bot is ranked in its event's
-leaderboards."""
+leaderboards.
+
+A hosted bot's page says so and names the version of its code that plays; to those who
+manage it (``Caller.manages``, as for its buttons) it also lists every version with its
+validation's verdict, and offers the upload and roll-back forms, which ``forms.js`` sends
+to the API (``/api/bots/<id>/code``): no one else sees a version's reason or its code."""
 
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ from sqlalchemy.orm import Session, aliased
 
 from arena import services
 from arena.games import GAMES
+from arena.hosted import bundles
 from arena.match.faults import fault_reason
 from arena.models import (
     MATCH_STATUSES,
@@ -31,7 +37,7 @@ from arena.models import (
     bot_name_key,
 )
 from arena.relay import sessions
-from arena.services import events, versions
+from arena.services import events, hosted, versions
 from arena.web import charts
 from arena.web.pages.common import (
     FINISHED,
@@ -181,12 +187,21 @@ def bot(bot_id: int) -> str:
 def _powers(session: Session, bot: Bot) -> dict[str, Any]:
     """What the bot page offers its reader: its event, and for those who manage the bot
     (its owner's account or token, its event's organisers, the admin) the buttons to
-    rename, activate, delete and reset its owner token; to its event's organisers, pause."""
+    rename, activate, delete and reset its owner token, and a hosted bot's versions of
+    its code; to its event's organisers, pause."""
     who = reader(session)
+    manages = who.manages(bot)
     return {
         "event": session.get(Event, bot.event_id) if bot.event_id is not None else None,
-        "manages": who.manages(bot),
+        "manages": manages,
         "pauses": who.organises_event(bot.event_id),
+        # a hosted bot's versions, their reasons and their code: for those who manage it
+        "code_versions": hosted.versions(session, bot) if bot.hosted and manages else None,
+        "upload_limits": {
+            "bytes": bundles.MAX_UPLOAD,
+            "files": bundles.MAX_FILES,
+            "unpacked": bundles.MAX_UNPACKED,
+        },
     }
 
 

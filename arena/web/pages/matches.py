@@ -1,17 +1,26 @@
 """A match's page: its result, and its replay viewer once its deal is over (a match
 whose deal is still being played elsewhere, ``services.deals_being_played``, shows its
 result, not its seed, replay or cards); followed live while it is played.  A private
-event's match is for its members: to anyone else it does not exist (404)."""
+event's match is for its members: to anyone else it does not exist (404).
+
+A seat's private log (what its bot wrote to stderr when hosted, the ``debug`` text of its
+answers on any transport) is in the page only for a reader who manages that seat's bot
+(``Caller.manages``: its owner, its account, an organiser of its event, the admin), as
+``arena.services.hosted.check_reads_log`` allows through the API: embedded as JSON for
+the viewer to show beside each decision, its start and end entries listed below it.
+Anyone else's page holds nothing of it, and the page's ETag says whose page it is."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from flask import Response, abort, render_template, request
+from sqlalchemy.orm import Session
 from werkzeug.http import quote_etag
 
 from arena import services
 from arena.models import MATCH_OPEN, Match, Replay
+from arena.services import hosted
 from arena.web.pages.common import (
     FINISHED,
     bp,
@@ -20,6 +29,7 @@ from arena.web.pages.common import (
     matches_query,
     not_modified,
     page_etag,
+    reader,
     with_validators,
 )
 from arena.web.viewer import drawing_path
@@ -37,8 +47,16 @@ def match(match_id: int) -> Response:
         playing = services.deal_being_played(session, found)
         others = [i for i in playing if i != found.id]
         renamed = max((seat.bot.updated_at for seat in found.seats), default=None)
+        who = reader(session)
+        readable = sorted(s.seat for s in found.seats if who.manages(s.bot))
         etag = page_etag(
-            found.status, found.started_at, found.finished_at, found.error, renamed, others
+            found.status,
+            found.started_at,
+            found.finished_at,
+            found.error,
+            renamed,
+            others,
+            readable,
         )
         unchanged = not_modified(etag)
         if unchanged is not None:
@@ -52,6 +70,8 @@ def match(match_id: int) -> Response:
         perspectives: list[str] = ["public"]
         if not live or everyone:
             perspectives = ["all", "public", *map(str, range(len(players)))]
+        # the logs are written with the result: a replay shown has them, a live match not yet
+        logs = _seat_logs(session, found, readable, players) if record is not None else []
         body = render_template(
             "match.html",
             match=found,
@@ -68,8 +88,34 @@ def match(match_id: int) -> Response:
             rounds=_rounds_table(outcome.get("rounds") or []),
             frames_url=f"{request.script_root}/api/matches/{match_id}/frames",
             live=live,
+            logs=logs,
         )
-        return with_validators(Response(body, mimetype="text/html"), etag)
+        response = with_validators(Response(body, mimetype="text/html"), etag)
+        if readable:  # a page with someone's private log is for no shared cache
+            response.headers["Cache-Control"] = "private, no-cache"
+        return response
+
+
+def _seat_logs(
+    session: Session, match: Match, seats: list[int], players: list[str]
+) -> list[dict[str, Any]]:
+    """The private logs of the seats the reader may read: each seat's entries, how many
+    decisions have one, those of no decision (as the bot started or ended), and the API's
+    address of the whole log as text."""
+    logs = []
+    for seat in seats:
+        entries = hosted.log_entries(session, match, seat)
+        logs.append(
+            {
+                "seat": seat,
+                "name": players[seat] if seat < len(players) else f"seat {seat}",
+                "entries": entries,
+                "decisions": len({e["decision_id"] for e in entries if e.get("decision_id")}),
+                "outside": [e for e in entries if e.get("step") is None],
+                "text_url": f"{request.script_root}/api/matches/{match.id}/logs/{seat}",
+            }
+        )
+    return logs
 
 
 def _seat_name(match: Match, seat: int) -> str:

@@ -88,14 +88,21 @@
   // ---------------------------------------------------------------- bot registration
   const register = document.getElementById("register-form");
   if (register) {
-    // a bot that connects out has no endpoint: the field goes away with the choice
+    // a bot that connects out or is hosted has no endpoint, and a hosted one no use for a
+    // signing secret: the fields go away with the choice
     const endpointField = register.querySelector(".endpoint-field");
     const connectHint = register.querySelector(".connect-hint");
+    const hostedHint = register.querySelector(".hosted-hint");
+    const transport = () => register.querySelector('input[name="transport"]:checked').value;
     const showTransport = () => {
-      const connect = register.querySelector('input[name="transport"]:checked').value === "connect";
-      endpointField.hidden = connect;
-      endpointField.querySelector("input").required = !connect;
-      connectHint.hidden = !connect;
+      const chosen = transport();
+      endpointField.hidden = chosen !== "endpoint";
+      endpointField.querySelector("input").required = chosen === "endpoint";
+      connectHint.hidden = chosen !== "connect";
+      hostedHint.hidden = chosen !== "hosted";
+      register.querySelectorAll(".secret-field").forEach((el) => {
+        el.hidden = chosen === "hosted";
+      });
     };
     register.querySelectorAll('input[name="transport"]').forEach((radio) => {
       radio.addEventListener("change", showTransport);
@@ -107,6 +114,7 @@
       error.hidden = true;
       const data = new FormData(register);
       const connect = data.get("transport") === "connect";
+      const hosted = data.get("transport") === "hosted";
       const payload = { name: data.get("name").trim() };
       // signed in, the owner defaults to the account and the bot may enter one of its events
       const owner = data.get("owner").trim();
@@ -114,6 +122,7 @@
       const eventId = data.get("event_id");
       if (eventId) payload.event_id = Number(eventId);
       if (connect) payload.connect = true;
+      else if (hosted) payload.hosted = true;
       else payload.endpoint = data.get("endpoint").trim();
       const description = data.get("description").trim();
       if (description) payload.description = description;
@@ -122,7 +131,7 @@
       if (data.get("playable")) payload.playable = true;
       // a secret is sent as typed: the API says what is wrong with it, nothing is dropped
       const secret = data.get("signing_secret");
-      if (secret) payload.signing_secret = secret;
+      if (secret && !hosted) payload.signing_secret = secret;
       busy(register, true);
       const result = await postJSON(register.dataset.api, payload);
       busy(register, false);
@@ -134,7 +143,8 @@
       const box = document.getElementById("register-result");
       const link = box.querySelector(".bot-link");
       link.textContent = result.body.name || payload.name;
-      if (result.body.id !== undefined) link.href = document.body.dataset.root + "/bots/" + encodeURIComponent(result.body.id);
+      const page = document.body.dataset.root + "/bots/" + encodeURIComponent(result.body.id);
+      if (result.body.id !== undefined) link.href = page;
       document.getElementById("owner-token").textContent = result.body.owner_token || "";
       document.getElementById("signing-secret").textContent = result.body.signing_secret || "";
       const command = box.querySelector(".connect-command");
@@ -144,6 +154,13 @@
         document.getElementById("connect-command").textContent =
           `python bot.py --connect ${arena} --bot-id ${result.body.id} --secret ${result.body.signing_secret || ""}`;
       }
+      box.querySelector(".hosted-next").hidden = !hosted;
+      box.querySelectorAll(".signing-secret-row").forEach((el) => {
+        el.hidden = hosted; // the arena never calls a hosted bot over HTTP
+      });
+      box.querySelectorAll(".code-link").forEach((a) => {
+        a.href = page + "#code";
+      });
       register.reset();
       register.hidden = true;
       box.hidden = false;
@@ -753,6 +770,81 @@
       window.location.reload();
     }
   });
+
+  // ---------------------------------------------------------------- a hosted bot's code
+  // The file goes as it is, the raw body of PUT /api/bots/<id>/code (the API takes a
+  // Python file or a zip, told apart by Content-Type): what is accepted is the API's to say.
+  const CODE_TYPES = { py: "text/x-python", zip: "application/zip" };
+  const codeForm = document.getElementById("code-form");
+  if (codeForm) {
+    codeForm.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const error = codeForm.querySelector(".form-error");
+      error.hidden = true;
+      const file = codeForm.querySelector('input[type="file"]').files[0];
+      if (!file) {
+        showError(error, ["Choose a .py file or a .zip first."]);
+        return;
+      }
+      const suffix = file.name.includes(".") ? file.name.split(".").pop().toLowerCase() : "";
+      busy(codeForm, true);
+      let response;
+      try {
+        response = await fetch(codeForm.dataset.url, {
+          method: "PUT",
+          headers: {
+            Accept: "application/json",
+            "Content-Type": CODE_TYPES[suffix] || file.type || "application/octet-stream",
+            "X-CSRFToken": csrfToken(),
+          },
+          body: file,
+          credentials: "same-origin",
+        });
+      } catch (err) {
+        busy(codeForm, false);
+        showError(error, ["The server could not be reached: " + err.message]);
+        return;
+      }
+      let body = null;
+      try {
+        body = await response.json();
+      } catch (err) {
+        body = null;
+      }
+      busy(codeForm, false);
+      if (!response.ok) {
+        showError(error, apiErrorText(response.status, body));
+        return;
+      }
+      // the page lists the new version (validating) and follows it from there
+      window.location.hash = "code";
+      window.location.reload();
+    });
+  }
+
+  // While a version is being validated, ask the API now and then whether its match was
+  // played; once no version is validating, the page is read again with the verdict.
+  const validating = document.querySelector("table.code-versions[data-poll]");
+  if (validating) {
+    const chosen = () => codeForm && codeForm.querySelector('input[type="file"]').files.length > 0;
+    const timer = window.setInterval(async () => {
+      try {
+        const response = await fetch(validating.dataset.poll, {
+          headers: { Accept: "application/json" },
+          cache: "no-store",
+          credentials: "same-origin",
+        });
+        if (!response.ok) return;
+        const versions = await response.json();
+        if (versions.some((v) => v.status === "validating") || chosen()) return;
+        window.clearInterval(timer);
+        window.location.hash = "code";
+        window.location.reload();
+      } catch (err) {
+        // the server could not be reached: the next poll tries again
+      }
+    }, 3000);
+  }
 
   // copy buttons of the pages without the registration form (which has its own)
   if (!register) {

@@ -270,6 +270,22 @@
   const root = document.getElementById("replay");
   if (!root) return;
 
+  // The private logs of the seats whose bot the reader manages (its stderr when hosted,
+  // its answers' debug text), embedded by the match page for that reader only; no other
+  // page has them and nothing here fetches them.  An entry of a decision is keyed by the
+  // decision's id, "<the record's step>:<seat>"; those of the start and the end are the
+  // page's own (below the viewer).
+  const decisionLogs = new Map();
+  const logsNode = document.getElementById("seat-logs");
+  (logsNode ? JSON.parse(logsNode.textContent) : []).forEach((log) => {
+    (log.entries || []).forEach((entry) => {
+      if (entry.decision_id === undefined || entry.decision_id === null) return;
+      const key = String(entry.decision_id);
+      if (!decisionLogs.has(key)) decisionLogs.set(key, []);
+      decisionLogs.get(key).push(entry);
+    });
+  });
+
   const embeddedNode = document.getElementById("replay-data");
   const embedded = embeddedNode ? JSON.parse(embeddedNode.textContent) : null;
   const game = root.dataset.game;
@@ -382,6 +398,22 @@
   }
 
   // ---------------------------------------------------------------- decisions and log
+  // what a seat's bot wrote privately as it made this decision, or null; frame n shows the
+  // decisions of the record's step n - 1 (frame 0 is the deal)
+  function privateLog(frame, decision) {
+    const entries = decisionLogs.get(frame.step - 1 + ":" + decision.seat);
+    if (!entries) return null;
+    const lines = [];
+    entries.forEach((entry) => {
+      ["debug", "stderr"].forEach((kind) => {
+        if (entry[kind]) {
+          lines.push(el("div", "log-line", [el("span", "log-kind", [kind]), el("pre", "", [entry[kind]])]));
+        }
+      });
+    });
+    return el("div", "private-log", [el("span", "private-log-label", ["Private log"]), lines]);
+  }
+
   function renderDecisions(frame) {
     decisionsPane.replaceChildren();
     const list = (frame && frame.decisions) || [];
@@ -404,6 +436,7 @@
           : "",
         fault ? [" · ", fault] : "",
         d.memo ? el("q", "memo", [d.memo]) : "",
+        privateLog(frame, d),
       ]);
     });
     decisionsPane.appendChild(el("h3", "", ["Step " + frame.step + ": the decisions"]));
