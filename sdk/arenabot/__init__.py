@@ -23,8 +23,9 @@ or, as a plain function::
 ``python -m arenabot new GAME DIR`` writes a starter bot for a game.
 """
 
+from typing import Any
+
 from arenabot.bot import Action, Bot, FunctionBot, as_bot, make_answer
-from arenabot.connect import ConnectClient, ConnectError
 from arenabot.protocol import (
     API_VERSION,
     SDK_VERSION,
@@ -36,7 +37,35 @@ from arenabot.protocol import (
     signed_headers,
     verify,
 )
-from arenabot.server import DEFAULT_PORT, BotServer, BotService, make_server, run, serve
+
+# the HTTP server and the outbound transport are imported when first used: a bot the
+# arena hosts (arenabot.hosted) needs neither, and starts without their modules
+_LAZY = {
+    "DEFAULT_PORT": "arenabot.server",
+    "BotServer": "arenabot.server",
+    "BotService": "arenabot.server",
+    "make_server": "arenabot.server",
+    "serve": "arenabot.server",
+    "ConnectClient": "arenabot.connect",
+    "ConnectError": "arenabot.connect",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'arenabot' has no attribute {name!r}")
+
+
+def run(bot: Any, argv: Any = None, **info: Any) -> None:
+    """Serve ``bot`` from its module's command line: ``arenabot.server.run`` (its
+    options: ``python mybot.py --help``)."""
+    from arenabot.server import run as serve_from_command_line
+
+    serve_from_command_line(bot, argv, **info)
+
 
 __version__ = SDK_VERSION
 

@@ -57,20 +57,20 @@ def _private_pipes() -> tuple[BinaryIO, BinaryIO]:
 
 def load(folder: str) -> Any:
     """The bot in ``folder/bot.py``: its ``act`` function, else the bot class or object
-    it defines (``arenabot.local``'s rules); ``arenabot.local.UsageError`` says why not."""
-    from arenabot import local
+    it defines (``arenabot.local``'s rules); ``arenabot.loading.UsageError`` says why not."""
+    from arenabot import loading
 
     path = os.path.join(folder, BOT_FILE)
     if not os.path.isfile(path):
-        raise local.UsageError(f"there is no {BOT_FILE} at the top of the upload")
-    module = local._import_bot_module(path)
-    names = ["act"] if callable(getattr(module, "act", None)) else local._bots_in(module)
+        raise loading.UsageError(f"there is no {BOT_FILE} at the top of the upload")
+    module = loading._import_bot_module(path)
+    names = ["act"] if callable(getattr(module, "act", None)) else loading._bots_in(module)
     if not names:
-        raise local.UsageError(
+        raise loading.UsageError(
             f"{BOT_FILE} defines no bot: write a function act(view, legal_actions), or a "
             "class with an act method"
         )
-    return local.bot_named(module, names[0], f"{BOT_FILE}:{names[0]}")
+    return loading.bot_named(module, names[0], f"{BOT_FILE}:{names[0]}")
 
 
 def _said(exc: BaseException) -> str:
