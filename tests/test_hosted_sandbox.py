@@ -742,3 +742,44 @@ def test_a_bot_that_dies_as_it_loads_is_its_own_crash(tmp_path, cores) -> None:
     faults = [d for step in record.steps for d in step if d["seat"] == 0 and "fault" in d]
     assert faults[0]["fault"] == "crashed" and "could not start" in faults[0]["cause"]["detail"]
     assert record.outcome["forfeited"] == [0]
+
+
+def test_a_decision_waiting_for_a_core_is_woken_when_another_match_gives_it_back(
+    tmp_path, monkeypatch
+) -> None:
+    """Two matches (threads) of one worker, one hosted core: the second decision is woken
+    as the first gives the core back, not by its next look (made a minute here)."""
+    from arena.hosted import client as hosted_client
+    from arena.match.exchanges import settle
+
+    monkeypatch.setattr(hosted_client, "CORE_LOOK", 60.0)
+    one = Cores([default_cores()[0]], tmp_path / "cores")
+    code = "import time\ndef act(view, legal):\n    time.sleep(0.3)\n    return legal[0]\n"
+    clients = []
+    for n in range(2):
+        folder = tmp_path / f"bot{n}"
+        folder.mkdir()
+        (folder / "bot.py").write_text(code)
+        folder.chmod(0o755)
+        clients.append(HostedClient(f"b{n}", str(folder), sandbox=Sandbox(), cores=one))
+    try:
+        for client in clients:
+            client.start({})
+        exchanges = [
+            c.begin_act({**PAYLOAD, "decision_id": f"0:{n}"}) for n, c in enumerate(clients)
+        ]
+        first = threading.Thread(target=settle, args=([exchanges[0]],))
+        first.start()
+        while exchanges[0].waiting:  # the first holds the core
+            time.sleep(0.001)
+        second = threading.Thread(target=settle, args=([exchanges[1]],))
+        second.start()
+        first.join(30)
+        second.join(30)
+        assert not second.is_alive(), "the second decision was never woken"
+        assert all(x.result()["action"] == {"type": "draw"} for x in exchanges)
+        assert exchanges[0].finished <= exchanges[1].started
+    finally:
+        for client in clients:
+            client.close()
+        one.close()

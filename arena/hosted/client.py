@@ -26,6 +26,7 @@ capped (``LOG_TAKE_CAP``), so each decision's lines are kept beside it.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import fcntl
 import json
@@ -40,6 +41,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from arena.hosted.sandbox import Sandbox
 from arena.match.exchanges import Waker, settle
 from arena.match.faults import EXCERPT_CAP, ArenaError, BotFault, excerpt
@@ -49,7 +52,9 @@ END_SECONDS = 1.0  # for /end (its answer is ignored)
 GRACE = 0.05  # seconds past deadline_ms for the worker's own scheduling
 LINE_CAP = 1024 * 1024  # bytes of one answer line
 LOG_TAKE_CAP = 4096  # characters of stderr kept per take_log()
-CORE_WAIT = 0.002  # seconds between looks for a free core
+# seconds between looks for a core another process of the host gave back (one of this
+# process's wakes its first waiter at once)
+CORE_LOOK = 0.01
 # seconds a start-up waits for a free core; past that the arena is too busy, which is
 # not the bot's fault: the match is played again (ArenaError)
 CORE_WAIT_LIMIT = 120.0
@@ -58,7 +63,12 @@ CORE_WAIT_LIMIT = 120.0
 class Cores:
     """The host's cores that hosted decisions take, one decision per core: a lock file per
     core in ``directory`` (``flock``, so worker processes of the host share them), and a
-    set of those held by this process (``flock`` would let its own second take pass)."""
+    set of those held by this process (``flock`` would let its own second take pass).
+
+    Who waits for a core is told when this process gives one back: a decision through its
+    window's waker (the first in line that is still waiting), a start-up through a
+    condition.  A core another process of the host gives back is seen at the next look,
+    every ``CORE_LOOK`` seconds."""
 
     def __init__(self, cores: Iterable[int], directory: Path):
         directory.mkdir(parents=True, exist_ok=True)
@@ -66,36 +76,63 @@ class Cores:
         self._files = {c: open(directory / f"core-{c}.lock", "a+b") for c in self.cores}  # noqa: SIM115
         self._held: set[int] = set()
         self._lock = threading.Lock()
+        self._freed = threading.Condition(self._lock)
+        self._line: collections.deque[tuple[Waker, HostedExchange]] = collections.deque()
         self._next = 0
 
     def take(self) -> int | None:
         """A free core, now held; None when every one is held."""
         with self._lock:
-            for i in range(len(self.cores)):
-                core = self.cores[(self._next + i) % len(self.cores)]
-                if core in self._held:
-                    continue
-                try:
-                    fcntl.flock(self._files[core], fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    continue
-                self._held.add(core)
-                self._next += i + 1
-                return core
+            return self._take()
+
+    def _take(self) -> int | None:
+        for i in range(len(self.cores)):
+            core = self.cores[(self._next + i) % len(self.cores)]
+            if core in self._held:
+                continue
+            try:
+                fcntl.flock(self._files[core], fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                continue
+            self._held.add(core)
+            self._next += i + 1
+            return core
         return None
+
+    def take_or_queue(self, waker: Waker, exchange: HostedExchange) -> int | None:
+        """A free core, or None and ``exchange`` in line to be woken when one is given
+        back (``waker.arm()`` is called here, in the window's thread)."""
+        with self._lock:
+            core = self._take()
+            if core is None and not exchange.queued:  # once in line, not again
+                waker.arm()
+                exchange.queued = True
+                self._line.append((waker, exchange))
+            return core
 
     def wait(self, seconds: float) -> int | None:
         """A free core, waiting up to ``seconds`` for one."""
         until = time.monotonic() + seconds
-        while (core := self.take()) is None and time.monotonic() < until:
-            time.sleep(CORE_WAIT)
-        return core
+        with self._lock:
+            while (core := self._take()) is None:
+                left = until - time.monotonic()
+                if left <= 0:
+                    return None
+                self._freed.wait(min(left, CORE_LOOK))
+            return core
 
     def give_back(self, core: int) -> None:
         with self._lock:
-            if core in self._held:
-                fcntl.flock(self._files[core], fcntl.LOCK_UN)
-                self._held.discard(core)
+            if core not in self._held:
+                return
+            fcntl.flock(self._files[core], fcntl.LOCK_UN)
+            self._held.discard(core)
+            self._freed.notify()
+            while self._line:  # the first in line still waiting for a core
+                waker, exchange = self._line.popleft()
+                exchange.queued = False
+                if exchange.waiting and waker.wake(exchange):
+                    break
 
     def close(self) -> None:
         for f in self._files.values():
@@ -358,11 +395,10 @@ class HostedExchange:
     def __init__(self, client: HostedClient, payload: dict[str, Any]):
         self.client = client
         self.id = payload.get("decision_id")
-        self._data = memoryview(
-            json.dumps({"path": "/act", "body": payload}, separators=(",", ":")).encode() + b"\n"
-        )
+        self._data = memoryview(orjson.dumps({"path": "/act", "body": payload}) + b"\n")
         self._seconds = payload.get("deadline_ms", 2000) / 1000.0 + GRACE
         self._core: int | None = None
+        self.queued = False  # in the cores' line (Cores.take_or_queue)
         self._deadline = 0.0
         self._retry_at = 0.0
         self._reply: Any = None
@@ -378,9 +414,9 @@ class HostedExchange:
             self._finish(fault=client.failure or BotFault("crashed", "the bot never started"))
             return
         if self._core is None:
-            self._core = client.cores.take()
+            self._core = client.cores.take_or_queue(waker, self)
             if self._core is None:
-                self._retry_at = time.monotonic() + CORE_WAIT
+                self._retry_at = time.monotonic() + CORE_LOOK
                 return
             client._resume(self._core)
             self.started = time.perf_counter()
@@ -441,6 +477,11 @@ class HostedExchange:
         if self._data:
             return process.stdin.fileno(), select.POLLOUT  # type: ignore[union-attr]
         return process.stdout.fileno(), select.POLLIN  # type: ignore[union-attr]
+
+    @property
+    def waiting(self) -> bool:
+        """Still waiting for a core (its request not sent)."""
+        return self._core is None and not self.done and bool(self._data)
 
     def due(self) -> float | None:
         return self._retry_at if self._core is None else self._deadline

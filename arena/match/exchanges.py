@@ -103,15 +103,17 @@ class Waker:
         """The descriptor readable once ``wake`` was called; -1 before ``arm``."""
         return self._read
 
-    def wake(self, exchange: Exchange) -> None:
-        """Have ``exchange`` advanced soon; thread-safe, and a no-op once the wait is over."""
+    def wake(self, exchange: Exchange) -> bool:
+        """Have ``exchange`` advanced soon; thread-safe, and a no-op once the wait is over.
+        Whether it will be (False: the wait is over)."""
         with self._lock:
             if self._closed:
-                return
+                return False
             self._woken.append(exchange)
             if len(self._woken) == 1:
                 with contextlib.suppress(BlockingIOError):  # a byte is there already
                     os.write(self._write, b"!")
+            return True
 
     def woken(self) -> list[Exchange]:
         """The exchanges woken since the last call."""
