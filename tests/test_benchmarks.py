@@ -9,9 +9,9 @@ The scripts are found by listing the folder, so a new benchmark is run without b
 named here, and fails until ``TABLES`` says what its table looks like; ``MODES`` adds the
 runs of a script's other modes (``big_tournament.py --schedule``).  What a benchmark
 needs that a machine may lack (root and the programs of the hosts, OpenSpiel, gunicorn,
-PostgreSQL and redis-server, the git history) is checked first: on CI (``CI`` set) a
-missing one fails the test; elsewhere it is skipped with the reason, as the lanes do
-(``tests/support/lanes.py``).
+PostgreSQL and redis-server, the git history, the hosted bots' sandbox) is checked
+first: on CI (``CI`` set) a missing one fails the test; elsewhere it is skipped with the
+reason, as the lanes do (``tests/support/lanes.py``).
 
 The runs are marked ``benchmarks`` and left out of the default run (pyproject.toml's
 ``addopts``): they start servers, workers and hosts of their own, which the suite's timed
@@ -89,6 +89,13 @@ TABLES: dict[str, list[str]] = {
         rf"president \(4p\)\s+yes\s+{NUMBER}\s+{NUMBER}\s+{NUMBER}x",
     ],
     "frames.py": [rf"  live poll at the last step\s+{NUMBER}\s+{NUMBER}\s+{NUMBER}\s+{NUMBER}"],
+    "hosted.py": [
+        rf"matches/min\s+hosted/webhook\s+{NUMBER}\s+{NUMBER}\s+{NUMBER}",
+        rf"worker CPU per decision, us\s+hosted/webhook\s+{NUMBER}\s+{NUMBER}\s+{NUMBER}",
+        rf"median decision latency, ms\s+hosted/webhook\s+{NUMBER}\s+{NUMBER}\s+{NUMBER}",
+        r"hosted\s+6/6 matches finished in every repetition, 0 failed, 0 seat faults",
+        r"webhook\s+6/6 matches finished in every repetition, 0 failed, 0 seat faults",
+    ],
     "health.py": [rf"tournament, worker alive\s+{NUMBER}\s+{NUMBER}\s+{NUMBER}\s+{NUMBER}x .*"],
     "kills.py": [
         r"embedded lane, 1 workers, 1 kills .*",
@@ -157,6 +164,14 @@ def _postgres() -> str | None:
     return None
 
 
+def _sandbox() -> str | None:
+    """Hosted bots' sandbox: bubblewrap, user namespaces, libseccomp."""
+    from arena.hosted import sandbox
+
+    reason = sandbox.available()
+    return None if reason is None else f"the hosted bots' sandbox ({reason})"
+
+
 def _git_revision_of(script: str) -> Callable[[], str | None]:
     """The older SDK server the benchmark compares against comes from the git history."""
 
@@ -180,6 +195,7 @@ NEEDS: dict[str, list[Callable[[], str | None]]] = {
     # the image's command on PostgreSQL and a redis-server of its own
     "crowd.py": [_module("gunicorn"), _module("gevent"), _postgres, _program("redis-server")],
     "engine.py": [_module("pyspiel")],
+    "hosted.py": [_sandbox],
     "learn.py": [_module("pyspiel"), _module("pettingzoo")],
     "registration_stall.py": [_module("gunicorn")],
     "sdk_hostile.py": [_git_revision_of("sdk_hostile.py")],
