@@ -5,7 +5,7 @@ hosted cores, and the folder each code version is unpacked into.
 - ``ARENA_HOSTED_CORES``: the cores hosted decisions take, one decision per core at a
   time (``0-3``, ``2,3``); default: every core the worker may run on;
 - ``ARENA_HOSTED_DIR``: where code versions are unpacked and the cores' lock files are,
-  shared by the workers of one host; default: ``<temp dir>/arena-hosted``;
+  shared by the workers of one host; default: ``<temp dir>/arena-hosted-<uid>``;
 - ``ARENA_HOSTED_SEATS``: hosted seats (sandboxed processes, about 27 MiB each) a worker
   process runs at once; a match that would need more waits for seats to free (it is
   sent back to the queue, unclaimed); default 32.
@@ -38,7 +38,10 @@ _state: dict[str, object] = {}
 
 
 def hosted_dir() -> Path:
-    return Path(os.environ.get("ARENA_HOSTED_DIR") or Path(tempfile.gettempdir()) / "arena-hosted")
+    """Where this host's hosted bots' files are: per user by default, so that workers run
+    by two users of one machine never share (nor fight over) lock files."""
+    default = Path(tempfile.gettempdir()) / f"arena-hosted-{os.getuid()}"
+    return Path(os.environ.get("ARENA_HOSTED_DIR") or default)
 
 
 def parse_cores(text: str) -> list[int]:
