@@ -17,6 +17,7 @@ without claiming it, so no bot is charged for it.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import tempfile
@@ -106,7 +107,9 @@ def cores() -> Cores:
         if "cores" not in _state:
             text = os.environ.get("ARENA_HOSTED_CORES", "").strip()
             chosen = parse_cores(text) if text else default_cores()
-            _state["cores"] = Cores(chosen, hosted_dir() / "cores")
+            made = Cores(chosen, hosted_dir() / "cores")
+            atexit.register(made.close)  # the process's lock files, closed as it ends
+            _state["cores"] = made
         return _state["cores"]  # type: ignore[return-value]
 
 
