@@ -145,6 +145,15 @@ def test_a_student_registers_and_uploads_from_the_command_line(server: Lane, web
         f"/api/bots/{bot['id']}/code", headers={"Authorization": f"Bearer {bot['owner_token']}"}
     ).json
     assert version["media_type"] == "application/zip" and version["files"] == 3  # + README.md
+    owner = {"Authorization": f"Bearer {bot['owner_token']}"}
+    wait_for(
+        lambda: api.get(f"/api/bots/{bot['id']}/code", headers=owner).json[0]["status"] == "passed",
+        timeout=120,
+        what="the validation match",
+    )
+    shown = arena_cli(url, "bots", "show", str(bot["id"]))
+    assert shown.returncode == 0
+    assert f"hosted       version {version['version']} plays" in shown.stdout
     # the mistakes a student makes: each one line, no traceback
     for argv, said in [
         (["upload", str(bot["id"]), str(tmp_path / "nothing.py")], "no such file"),

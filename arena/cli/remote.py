@@ -210,6 +210,18 @@ def cmd_bots_show(args: argparse.Namespace) -> int:
                 if bot.get("connect")
                 else []
             ),
+            *(
+                [
+                    (
+                        "hosted",
+                        f"version {bot['code_version']} plays"
+                        if bot.get("code_version")
+                        else "no version of its code has passed its validation yet",
+                    )
+                ]
+                if bot.get("hosted")
+                else []
+            ),
             ("games", bot["games"]),
             ("declares", declared or None),
             ("description", bot.get("description") or None),
