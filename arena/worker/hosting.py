@@ -6,7 +6,7 @@ hosted cores, and the folder each code version is unpacked into.
   time (``0-3``, ``2,3``); default: every core the worker may run on;
 - ``ARENA_HOSTED_DIR``: where code versions are unpacked and the cores' lock files are,
   shared by the workers of one host; default: ``<temp dir>/arena-hosted-<uid>``;
-- ``ARENA_HOSTED_SEATS``: hosted seats (sandboxed processes, about 27 MiB each) a worker
+- ``ARENA_HOSTED_SEATS``: hosted seats (sandboxed processes, about 20 MiB each) a worker
   process runs at once; a match that would need more waits for seats to free (it is
   sent back to the queue, unclaimed); default 32.
 
