@@ -237,10 +237,12 @@ def test_a_zip_with_modules_beside_bot_py_is_unpacked_and_plays(
 
 def test_debug_text_of_an_answer_is_kept_for_its_owner_only(app, client, enqueued) -> None:
     """Any answer may carry a private ``debug`` text (the SDK: return (action, memo,
-    debug)): kept beside its decision in the seat's log, never in the replay."""
+    debug)): kept beside its decision in the seat's log, with what the bot printed as it
+    decided, in one entry per decision; never in the replay."""
     bot = register(client)
     code = (
         b"def act(view, legal_actions):\n"
+        b"    print('looking at', len(legal_actions))\n"
         b"    return legal_actions[0], None, 'I chose the first of %d' % len(legal_actions)\n"
     )
     version = upload(client, bot, code).json
@@ -249,6 +251,8 @@ def test_debug_text_of_an_answer_is_kept_for_its_owner_only(app, client, enqueue
         f"/api/matches/{version['match_id']}/logs/0?format=json", headers=auth(bot)
     ).json
     assert entries and all(e["debug"].startswith("I chose the first of") for e in entries)
+    assert all(e["stderr"].startswith("looking at") for e in entries)
+    assert len({e["decision_id"] for e in entries}) == len(entries)
     replay = client.get(f"/api/matches/{version['match_id']}/replay").get_data(as_text=True)
     assert "I chose the first" not in replay
 

@@ -100,24 +100,28 @@ class MatchRecord:
     # it): entries {"step", "decision_id", "debug", "stderr"}, "step" null for what the
     # bot wrote as it started or ended
     logs: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    # characters each seat's log holds (so that LOG_CAP is checked without a sum)
+    log_used: dict[int, int] = field(default_factory=dict, init=False, repr=False)
 
     def log(self, seat: int, step: int | None, debug: str | None, stderr: str) -> None:
-        """Keep what a seat's bot said privately at ``step``, within ``LOG_CAP``."""
-        if not debug and not stderr:
+        """Keep what a seat's bot said privately at ``step``, within ``LOG_CAP``: one
+        entry per decision (its debug text and its stderr together)."""
+        used = self.log_used.get(seat, 0)
+        if (not debug and not stderr) or used >= LOG_CAP:
             return
         entries = self.logs.setdefault(seat, [])
-        used = sum(len(e.get("debug") or "") + len(e.get("stderr") or "") for e in entries)
-        if used >= LOG_CAP:
-            return
-        entry: dict[str, Any] = {"step": step}
-        if step is not None:
-            entry["decision_id"] = f"{step}:{seat}"
-        if debug:
-            entry["debug"] = debug[: LOG_CAP - used]
-            used += len(entry["debug"])
-        if stderr:
-            entry["stderr"] = stderr[: max(0, LOG_CAP - used)]
-        entries.append(entry)
+        if step is not None and entries and entries[-1]["step"] == step:
+            entry = entries[-1]  # the decision's debug text is there: its stderr joins it
+        else:
+            entry = {"step": step}
+            if step is not None:
+                entry["decision_id"] = f"{step}:{seat}"
+            entries.append(entry)
+        for key, text in (("debug", debug), ("stderr", stderr)):
+            if text:
+                entry[key] = text[: LOG_CAP - used]
+                used += len(entry[key])
+        self.log_used[seat] = used
 
     def to_json(self) -> dict[str, Any]:
         return {
