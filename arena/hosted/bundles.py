@@ -74,7 +74,8 @@ def check(data: bytes, content_type: str | None) -> Bundle:
         _python_text(data, BOT_FILE)
         files = 1
     else:
-        files = len(_members(data))
+        with _opened(data) as archive:
+            files = len(_members(archive))
     return Bundle(data, kind, hashlib.sha256(data).hexdigest(), files)
 
 
@@ -91,41 +92,38 @@ def _python_text(data: bytes, name: str) -> None:
         raise BundleError(f"{name}: {exc}") from None
 
 
-def _members(data: bytes) -> list[zipfile.ZipInfo]:
-    """The zip's file members, each checked; the zip refused as a whole if any is not."""
+def _opened(data: bytes) -> zipfile.ZipFile:
+    """The upload as a zip, or ``BundleError`` when it is not one."""
     try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
+        return zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
         raise BundleError(f"not a zip file: {exc}") from None
-    with archive:
-        infos = archive.infolist()
-        files = [i for i in infos if not i.is_dir()]
-        if len(infos) > MAX_FILES * 2 or len(files) > MAX_FILES:
-            raise BundleError(f"the zip has {len(files)} files; at most {MAX_FILES} are taken")
-        total = 0
-        names = set()
-        for info in infos:
-            _safe_name(info)
-            total += info.file_size
-            names.add(_relative(info.filename))
-        if total > MAX_UNPACKED:
-            raise BundleError(f"the zip unpacks to {total} bytes; at most {MAX_UNPACKED} are taken")
-        if PurePosixPath(BOT_FILE) not in names:
-            raise BundleError(
-                f"the zip has no {BOT_FILE} at its root (zip the files, not their folder)"
-            )
-        try:
-            _python_text(_read(archive, archive.getinfo(_member_name(archive, BOT_FILE))), BOT_FILE)
-        except (zipfile.BadZipFile, OSError, RuntimeError) as exc:
-            raise BundleError(f"{BOT_FILE} cannot be read from the zip: {exc}") from None
-        return files
 
 
-def _member_name(archive: zipfile.ZipFile, wanted: str) -> str:
-    for info in archive.infolist():
-        if _relative(info.filename) == PurePosixPath(wanted):
-            return info.filename
-    raise KeyError(wanted)
+def _members(archive: zipfile.ZipFile) -> list[zipfile.ZipInfo]:
+    """The zip's file members, each checked; the zip refused as a whole if any is not."""
+    infos = archive.infolist()
+    files = [i for i in infos if not i.is_dir()]
+    if len(infos) > MAX_FILES * 2 or len(files) > MAX_FILES:
+        raise BundleError(f"the zip has {len(files)} files; at most {MAX_FILES} are taken")
+    total = 0
+    bot = None
+    for info in infos:
+        _safe_name(info)
+        total += info.file_size
+        if _relative(info.filename) == PurePosixPath(BOT_FILE):
+            bot = info
+    if total > MAX_UNPACKED:
+        raise BundleError(f"the zip unpacks to {total} bytes; at most {MAX_UNPACKED} are taken")
+    if bot is None:
+        raise BundleError(
+            f"the zip has no {BOT_FILE} at its root (zip the files, not their folder)"
+        )
+    try:
+        _python_text(_read(archive, bot), BOT_FILE)
+    except (zipfile.BadZipFile, OSError, RuntimeError) as exc:
+        raise BundleError(f"{BOT_FILE} cannot be read from the zip: {exc}") from None
+    return files
 
 
 def _relative(name: str) -> PurePosixPath:
@@ -163,8 +161,8 @@ def unpack(bundle_data: bytes, media: str, folder: Path) -> None:
         _python_text(bundle_data, BOT_FILE)
         (folder / BOT_FILE).write_bytes(bundle_data)
     else:
-        with zipfile.ZipFile(io.BytesIO(bundle_data)) as archive:
-            _members(bundle_data)
+        with _opened(bundle_data) as archive:
+            _members(archive)
             for info in archive.infolist():
                 target = folder.joinpath(*_relative(info.filename).parts)
                 if not str(target.resolve()).startswith(str(folder.resolve()) + os.sep):
