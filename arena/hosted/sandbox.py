@@ -25,6 +25,7 @@ no database here.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import json
@@ -105,12 +106,14 @@ def seccomp_program() -> bytes:
     except (ImportError, OSError) as exc:  # OSError: libseccomp.so.2 is not installed
         raise SandboxUnavailable(f"libseccomp is not available: {exc}") from None
     rules = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
+    # a call this architecture does not have (fork on arm64) needs no rule
+    unknown_call = contextlib.suppress(ValueError, RuntimeError)
     for call in ("fork", "vfork", "clone"):
-        with _unknown_call_ok():
+        with unknown_call:
             rules.add_rule(seccomp.ERRNO(errno.EAGAIN), call)
     rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
     for call in DENIED:
-        with _unknown_call_ok():
+        with unknown_call:
             rules.add_rule(seccomp.ERRNO(errno.EPERM), call)
     rules.add_rule(seccomp.ERRNO(errno.EAFNOSUPPORT), "socket", seccomp.Arg(0, seccomp.NE, AF_UNIX))
     rules.add_rule(
@@ -122,14 +125,9 @@ def seccomp_program() -> bytes:
         return out.read()
 
 
-class _unknown_call_ok:
-    """A call this architecture does not have (``fork`` on arm64) needs no rule."""
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: type | None, exc: BaseException | None, _tb: object) -> bool:
-        return kind is not None and issubclass(kind, (ValueError, RuntimeError))
+def _base_prefix() -> str:
+    """Where the interpreter's own install is on the host (not a virtual environment's)."""
+    return str(Path(sys.base_prefix).resolve())
 
 
 def _package_dir(name: str) -> str | None:
@@ -157,12 +155,12 @@ class Sandbox:
     def prefix(self) -> str:
         """Where the interpreter's install is seen in the sandbox: where it is when that
         is under /usr, else ``PYTHON_DIR`` (so that no path of the host shows)."""
-        base = str(Path(sys.base_prefix).resolve())
+        base = _base_prefix()
         return base if base == "/usr" or base.startswith("/usr/") else PYTHON_DIR
 
     def executable(self) -> str:
         """The interpreter's path in the sandbox."""
-        base = str(Path(sys.base_prefix).resolve())
+        base = _base_prefix()
         prefix = self.prefix()
         return self.python if prefix == base else prefix + self.python[len(base) :]
 
@@ -175,12 +173,12 @@ class Sandbox:
             elif path.is_dir():
                 args += ["--ro-bind", str(path), str(path)]
         if self.prefix() == PYTHON_DIR:
-            args += ["--ro-bind", str(Path(sys.base_prefix).resolve()), PYTHON_DIR]
+            args += ["--ro-bind", _base_prefix(), PYTHON_DIR]
         if Path("/etc/ld.so.cache").exists():
             args += ["--ro-bind", "/etc/ld.so.cache", "/etc/ld.so.cache"]
         lib = f"lib/python{sys.version_info[0]}.{sys.version_info[1]}"
         for name in ("site-packages", "dist-packages"):  # where the arena may be installed
-            if (Path(sys.base_prefix).resolve() / lib / name).is_dir():
+            if (Path(_base_prefix()) / lib / name).is_dir():
                 args += ["--tmpfs", f"{self.prefix()}/{lib}/{name}"]
         for name in self.packages:
             where = _package_dir(name)
