@@ -139,6 +139,11 @@ class Cores:
             f.close()
 
 
+def _line_of(message: dict[str, Any]) -> memoryview:
+    """A message to the runner: one line of JSON."""
+    return memoryview(orjson.dumps(message) + b"\n")
+
+
 def default_cores() -> list[int]:
     """The cores this process may run on."""
     try:
@@ -220,10 +225,10 @@ class HostedClient:
         """The runner's pid, found once (read from /proc as it started); until then, or
         where /proc does not say, every process of the sandbox."""
         if self._runner is None and self.process is not None:
-            found = self._pids()[1:]
-            if len(found) == 1:
-                self._runner = found[0]
-            return self._pids()
+            pids = self._pids()
+            if len(pids) == 2:  # bubblewrap and its one child
+                self._runner = pids[1]
+            return pids
         return [self._runner] if self._runner is not None else []
 
     def _signal(self, sig: int) -> None:
@@ -279,7 +284,7 @@ class HostedClient:
 
     # -- lines ------------------------------------------------------------------------------
     def _send(self, message: dict[str, Any], until: float) -> None:
-        data = memoryview(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+        data = _line_of(message)
         while data:
             data = data[self._write(data) :]
             if data and not self._wait(self.process.stdin, select.POLLOUT, until):  # type: ignore[union-attr]
@@ -395,7 +400,7 @@ class HostedExchange:
     def __init__(self, client: HostedClient, payload: dict[str, Any]):
         self.client = client
         self.id = payload.get("decision_id")
-        self._data = memoryview(orjson.dumps({"path": "/act", "body": payload}) + b"\n")
+        self._data = _line_of({"path": "/act", "body": payload})
         self._seconds = payload.get("deadline_ms", 2000) / 1000.0 + GRACE
         self._core: int | None = None
         self.queued = False  # in the cores' line (Cores.take_or_queue)
@@ -481,7 +486,7 @@ class HostedExchange:
     @property
     def waiting(self) -> bool:
         """Still waiting for a core (its request not sent)."""
-        return self._core is None and not self.done and bool(self._data)
+        return self._core is None and not self.done
 
     def due(self) -> float | None:
         return self._retry_at if self._core is None else self._deadline
