@@ -115,8 +115,7 @@ class BotCode(MethodView):
             services.check_manages(who, bot)
             data = _body()
             code, matches = hosted.upload(session, who, bot, data, request.content_type)
-            session.flush()
-            answer = next(v for v in hosted.versions(session, bot) if v["version"] == code.version)
+            answer = hosted.version_row(bot, code)
         if matches:
             queue.enqueue_matches(config(), matches)
         return answer
@@ -158,8 +157,7 @@ class BotCodeActivate(MethodView):
             who = current_caller(session)
             bot = services.get_bot(session, bot_id, lock=True)
             code = hosted.activate(session, who, bot, version)
-            session.flush()
-            return next(v for v in hosted.versions(session, bot) if v["version"] == code.version)
+            return hosted.version_row(bot, code)
 
 
 @blp.route("/matches/<int:match_id>/logs/<string:seat>")

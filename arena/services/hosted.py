@@ -2,12 +2,12 @@
 plays before it may play for real, rolling back, and the private logs of matches.
 
 A version is an upload checked by ``arena.hosted.bundles`` and named by its hash.  It is
-``validating`` until its validation match (``kind`` ``validation``: unrated, two seats,
-the bot at that version against the house ``random`` bot, in the first game the bot
-plays) is recorded: ``passed`` when the bot's seat had no fault, and then it becomes
-the bot's ``code_version``; else ``failed``, with the reason in words and the bot's
-own log, and the version that played before goes on playing.  The owner may make any
-version that passed the one that plays (a roll-back).  No Flask here.
+``validating`` until its validation match (``kind`` ``validation``: unrated, as few
+seats as the game allows, the bot at that version against the house ``random`` bot, in
+the first game the bot plays) is recorded: ``passed`` when the bot's seat had no fault,
+and then it becomes the bot's ``code_version``; else ``failed``, with the reason in words
+and the bot's own log, and the version that played before goes on playing.  The owner may
+make any version that passed the one that plays (a roll-back).  No Flask here.
 """
 
 from __future__ import annotations
@@ -52,9 +52,7 @@ def upload(
         bundle = bundles.check(data, content_type)
     except bundles.BundleError as exc:
         raise ServiceError(400, str(exc)) from None
-    code = session.scalar(
-        select(BotCode).where(BotCode.bot_id == bot.id, BotCode.version == bundle.version)
-    )
+    code = find_code(session, bot.id, bundle.version)
     if code is not None and code.status != "failed":
         return code, []
     if code is None:
@@ -105,9 +103,7 @@ def validated(session: Session, match: Match, logs: dict[int, list[dict[str, Any
     seat = next((s for s in match.seats if s.seat == 0), None)
     if seat is None or seat.version is None:
         return
-    code = session.scalar(
-        select(BotCode).where(BotCode.bot_id == seat.bot_id, BotCode.version == seat.version)
-    )
+    code = find_code(session, seat.bot_id, seat.version)
     if code is None or code.status != "validating":
         return
     bot = session.get(Bot, seat.bot_id)
@@ -143,10 +139,16 @@ def activate(session: Session, who: Caller, bot: Bot, version: str) -> BotCode:
     return code
 
 
-def get_code(session: Session, bot: Bot, version: str) -> BotCode:
-    code = session.scalar(
-        select(BotCode).where(BotCode.bot_id == bot.id, BotCode.version == version.lower())
+def find_code(session: Session, bot_id: int, version: str) -> BotCode | None:
+    """A version of a bot's code, if it has it."""
+    return session.scalar(
+        select(BotCode).where(BotCode.bot_id == bot_id, BotCode.version == version)
     )
+
+
+def get_code(session: Session, bot: Bot, version: str) -> BotCode:
+    """A version of the bot's code (its digits in any case), else 404."""
+    code = find_code(session, bot.id, version.lower())
     if code is None:
         raise ServiceError(404, f"bot {bot.id} has no version {version}")
     return code
@@ -159,21 +161,23 @@ def versions(session: Session, bot: Bot) -> list[dict[str, Any]]:
         .where(BotCode.bot_id == bot.id)
         .order_by(BotCode.uploaded_at.desc(), BotCode.id.desc())
     )
-    return [
-        {
-            "version": c.version,
-            "sha256": c.sha256,
-            "media_type": c.media_type,
-            "size": c.size,
-            "files": c.files,
-            "uploaded_at": c.uploaded_at,
-            "status": c.status,
-            "reason": c.reason,
-            "match_id": c.match_id,
-            "active": c.version == bot.code_version,
-        }
-        for c in rows
-    ]
+    return [version_row(bot, code) for code in rows]
+
+
+def version_row(bot: Bot, code: BotCode) -> dict[str, Any]:
+    """One version of the bot's code as the API and the pages list it."""
+    return {
+        "version": code.version,
+        "sha256": code.sha256,
+        "media_type": code.media_type,
+        "size": code.size,
+        "files": code.files,
+        "uploaded_at": code.uploaded_at,
+        "status": code.status,
+        "reason": code.reason,
+        "match_id": code.match_id,
+        "active": code.version == bot.code_version,
+    }
 
 
 def check_reads_log(session: Session, who: Caller, match: Match, seat: int) -> Bot:

@@ -24,12 +24,10 @@ import tempfile
 import threading
 from pathlib import Path
 
-from sqlalchemy import select
-
 from arena.db import Database
 from arena.hosted import bundles, sandbox
 from arena.hosted.client import Cores, HostedClient, default_cores
-from arena.models import BotCode
+from arena.services.hosted import find_code
 
 log = logging.getLogger(__name__)
 
@@ -119,9 +117,7 @@ def client(database: Database, bot_id: int, version: str, name: str) -> HostedCl
 
     def load() -> tuple[bytes, str]:
         with database.session() as session:
-            code = session.scalar(
-                select(BotCode).where(BotCode.bot_id == bot_id, BotCode.version == version)
-            )
+            code = find_code(session, bot_id, version)
             if code is None:
                 raise LookupError(f"bot {bot_id} has no code version {version}")
             return code.data, code.media_type
