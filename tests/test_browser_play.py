@@ -14,19 +14,16 @@ from __future__ import annotations
 
 import contextlib
 import json
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from arena.app import create_app
-from arena.cli.processes import make_web_server
 from arena.games import get_game
 from tests.support.browser import _require_chromium, shoot
 from tests.support.browser import browser as browser  # the same Chromium, on this site
-from tests.support.lanes import lane, wait_for
+from tests.support.lanes import lane, wait_for, web_server
 from tests.support.seen import cards_in, known_to
 
 pytestmark = pytest.mark.xdist_group("browser-play")
@@ -40,18 +37,11 @@ TABLE_CARDS = "#table [data-card], #outcome [data-card], #seat-log [data-card]"
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     _require_chromium()
-    with lane("embedded", tmp_path_factory.mktemp("play"), workers=1) as the_lane:
-        app = create_app(the_lane.config)
-        httpd = make_web_server("127.0.0.1", 0, app)
-        thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
-        thread.start()
-        try:
-            yield {"url": f"http://127.0.0.1:{httpd.port}", "api": app.test_client()}
-        finally:
-            httpd.shutdown()
-            httpd.server_close()
-            thread.join(5)
-            app.extensions["arena.db"].dispose()
+    with (
+        lane("embedded", tmp_path_factory.mktemp("play"), workers=1) as the_lane,
+        web_server(the_lane.config) as (url, api),
+    ):
+        yield {"url": url, "api": api}
 
 
 @pytest.fixture

@@ -24,14 +24,13 @@ from typing import Any
 import orjson
 import pytest
 
-from arena.app import create_app
-from arena.cli.processes import make_web_server, stop_processes
+from arena.cli.processes import stop_processes
 from arena.relay import sessions
 from arena.relay.internal import SIGNATURE, TIMESTAMP, signature
 from sample_bots.policy_bot import PolicyBot
 from tests.support.connect import connect_bot, start_tournament, webhook_bot
 from tests.support.image import image_web, listening_ports, workers_of
-from tests.support.lanes import Lane, free_port, lane, wait_for
+from tests.support.lanes import Lane, free_port, lane, wait_for, web_server
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -62,13 +61,8 @@ def server(request, tmp_path_factory) -> Iterator[Lane]:
 @pytest.fixture(scope="module")
 def web(server: Lane) -> Iterator[tuple[str, Any]]:
     """The web server, over HTTP: its address and a test client of the same app."""
-    app = create_app(server.config)
-    httpd = make_web_server("127.0.0.1", 0, app)
-    threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.port}", app.test_client()
-    httpd.shutdown()
-    httpd.server_close()
-    app.extensions["arena.db"].dispose()
+    with web_server(server.config) as served:
+        yield served
 
 
 def register_laptop(api: Any, name: str) -> dict[str, Any]:

@@ -9,7 +9,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -17,11 +16,9 @@ from typing import Any
 
 import pytest
 
-from arena.app import create_app
-from arena.cli.processes import make_web_server
 from sample_bots.policy_bot import PolicyBot
 from tests.support.connect import connect_bot, start_tournament, webhook_bot
-from tests.support.lanes import Lane, lane, wait_for
+from tests.support.lanes import Lane, lane, wait_for, web_server
 from tests.support.sandbox import needs_sandbox
 
 
@@ -38,13 +35,9 @@ def server(tmp_path_factory) -> Iterator[Lane]:
 
 @pytest.fixture(scope="module")
 def web(server: Lane) -> Iterator[tuple[str, Any]]:
-    app = create_app(server.config)
-    httpd = make_web_server("127.0.0.1", 0, app)
-    threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.port}", app.test_client()
-    httpd.shutdown()
-    httpd.server_close()
-    app.extensions["arena.db"].dispose()
+    """The web server, over HTTP: its address and a test client of the same app."""
+    with web_server(server.config) as served:
+        yield served
 
 
 def new_starter(folder: Path) -> bytes:

@@ -16,16 +16,19 @@ import shutil
 import signal
 import socket
 import subprocess
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from arena.cli.processes import stop_processes, worker_command
+from arena.app import create_app
+from arena.cli.processes import make_web_server, stop_processes, worker_command
 from arena.config import Config, from_env
 from arena.db import Database
 from arena.worker.celery_app import configure
@@ -204,6 +207,23 @@ def _rabbitmq_vhost() -> Iterator[tuple[str, Callable[[], None]]]:
         yield f"amqp://guest:guest@127.0.0.1:5672/{name}", restart
     finally:
         subprocess.run([*RABBITMQCTL, "delete_vhost", name], capture_output=True)
+
+
+@contextmanager
+def web_server(config: Config) -> Iterator[tuple[str, Any]]:
+    """A lane's web server, over HTTP on loopback: its address, and a test client of the
+    same app (what a test reads and changes directly)."""
+    app = create_app(config)
+    httpd = make_web_server("127.0.0.1", 0, app)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.port}", app.test_client()
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(5)
+        app.extensions["arena.db"].dispose()
 
 
 def wait_for(predicate, timeout: float = 90.0, what: str = "the workers", state=None) -> None:  # type: ignore[no-untyped-def]
