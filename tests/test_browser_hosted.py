@@ -26,23 +26,11 @@ from arena.worker import queue
 from tests.support.browser import _require_chromium, buffered, shoot
 from tests.support.browser import browser as browser
 from tests.support.browser import page as page
-from tests.support.sandbox import needs_sandbox
+from tests.support.sandbox import CHATTY, needs_sandbox
 from tests.support.web import close_app, make_app
 from tests.test_browser_csp import WATCH
 
 PASSWORD = "correct horse battery"
-CHATTY = """import sys
-
-print("loading the weights", file=sys.stderr)
-asked = 0
-
-def act(view, legal_actions):
-    global asked
-    asked += 1  # each note names its decision: no two are alike
-    n = len(legal_actions)
-    print("weighing %d moves for decision %d" % (n, asked), file=sys.stderr)
-    return legal_actions[0], None, "took the first of %d at decision %d" % (n, asked)
-"""
 NARROW = {"width": 380, "height": 800}
 
 
@@ -123,7 +111,7 @@ def test_a_student_uploads_code_and_reads_their_bots_log_beside_its_decisions(
     assert "hosted: the arena runs its uploaded code" in facts and "none yet" in facts
 
     code = tmp_path / "bot.py"
-    code.write_text(CHATTY, encoding="utf-8")
+    code.write_bytes(CHATTY)
     page.locator('#code-form input[type="file"]').set_input_files(str(code))
     page.get_by_role("button", name="Upload").click()
     row = page.locator("table.code-versions tbody tr[data-version]").first

@@ -22,24 +22,11 @@ from flask.testing import FlaskClient
 
 from arena.worker import play as play_module
 from tests.support.api import auth
-from tests.support.sandbox import needs_sandbox
+from tests.support.sandbox import CHATTY, needs_sandbox
 from tests.support.web import page_text
 
 ADMIN = "organiser-secret"
 PASSWORD = "correct horse battery"
-# a bot that says something privately at every decision, on stderr and as debug text
-CHATTY = b"""import sys
-
-print("loading the weights", file=sys.stderr)
-asked = 0
-
-def act(view, legal_actions):
-    global asked
-    asked += 1  # each note names its decision: no two are alike
-    n = len(legal_actions)
-    print("weighing %d moves for decision %d" % (n, asked), file=sys.stderr)
-    return legal_actions[0], None, "took the first of %d at decision %d" % (n, asked)
-"""
 BROKEN = b"""def act(view, legal_actions):
     return legal_actions[0]["no such key"]
 """
