@@ -89,6 +89,7 @@ from arenabot import signed_headers  # noqa: E402
 from sdk_roundtrip import act_body  # noqa: E402
 
 from arena import sealing, services  # noqa: E402
+from arena.cli.processes import stop_processes  # noqa: E402
 from arena.config import Config, from_env  # noqa: E402
 from arena.db import Database  # noqa: E402
 from arena.match.exchanges import settle  # noqa: E402
@@ -124,13 +125,7 @@ def started(argv: list[str], env: dict[str, str] | None = None) -> Iterator[subp
     try:
         yield proc
     finally:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        stop_processes([proc], timeout=10)
         log.close()
 
 

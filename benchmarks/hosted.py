@@ -75,10 +75,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from _common import accepts, free_port, parse_args, versions, wait_until  # noqa: E402
 from tournament import decisions_of, process_tree  # noqa: E402
 
-from arena.app import create_app  # noqa: E402
-from arena.cli.processes import make_web_server, worker_command  # noqa: E402
+from arena.cli.processes import stop_processes, worker_command  # noqa: E402
 from arena.hosted import sandbox  # noqa: E402
-from tests.support.lanes import Lane, lane  # noqa: E402
+from tests.support.lanes import Lane, lane, web_server  # noqa: E402
 
 STARTER = ROOT / "sdk" / "arenabot" / "starters" / "cactus.py"
 PYTHONPATH = os.pathsep.join([str(ROOT), str(ROOT / "sdk")])
@@ -269,17 +268,9 @@ def call(
 def web_app(the_lane: Lane) -> Iterator[str]:
     """The lane's web app served over HTTP on loopback by a thread of this process (no
     rate limits: a class registers many bots from one address); its address."""
-    app = create_app(replace(the_lane.config, rate_limits=False))
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
-    httpd = make_web_server("127.0.0.1", 0, app)
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.port}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        app.extensions["arena.db"].dispose()
+    with web_server(replace(the_lane.config, rate_limits=False)) as (url, _):
+        yield url
 
 
 @contextmanager
@@ -295,13 +286,7 @@ def started(
     try:
         yield proc
     finally:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        stop_processes([proc], timeout=20)
 
 
 def tail(log: Path, lines: int = 20) -> str:
