@@ -39,6 +39,9 @@ processes takes the cookies the others signed.
 | ``ARENA_METRICS_TOKEN`` | bearer token of ``/metrics`` and workers' metrics ports | see below |
 | ``ARENA_WORKER_METRICS_HOST`` | where ``arena worker --metrics-port`` listens | loopback |
 | ``ARENA_LOG_FORMAT`` | ``text`` or ``json`` (one object per line, ``arena.logs``) | text |
+| ``ARENA_HOSTED_CORES`` | the cores hosted bots' decisions take, one each (``0-3``) | all |
+| ``ARENA_HOSTED_SEATS`` | sandboxed hosted bots a worker process runs at once | 32 |
+| ``ARENA_HOSTED_DIR`` | where a host's workers unpack hosted code and lock cores | temp dir |
 
 Without ``ARENA_METRICS_TOKEN``, ``/metrics`` answers the local profile's anyone with
 counts that leave out private events, and refuses everyone (403) in the production
@@ -167,6 +170,13 @@ class Config:
     metrics_token: str | None = None
     worker_metrics_host: str = "127.0.0.1"
     log_format: str = "text"
+    # hosted bots (arena.worker.hosting): the cores their decisions take, one each (empty:
+    # every core the worker may use), the sandboxed processes a worker process runs at
+    # once, and where a host's workers unpack their code and lock the cores ("": a
+    # folder of the user's in the temp dir)
+    hosted_cores: tuple[int, ...] = ()
+    hosted_seats: int = 32
+    hosted_dir: str = ""
     limits: Mapping[str, str] = field(default_factory=lambda: dict(RATE_LIMITS))
     testing: bool = False
     extra: Mapping[str, Any] = field(default_factory=dict)
@@ -249,6 +259,23 @@ def _check_installed(database_url: str, urls: Mapping[str, str]) -> None:
     except ImportError as exc:
         module = (exc.name or dialect.driver).partition(".")[0]
         raise _missing(module, "ARENA_DATABASE_URL", f"{dialect.name} ({dialect.driver})") from None
+
+
+def _cores(text: str) -> tuple[int, ...]:
+    """``ARENA_HOSTED_CORES``: ``0-3,6`` as (0, 1, 2, 3, 6); empty: every core."""
+    cores: set[int] = set()
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        low, _, high = part.partition("-")
+        try:
+            first, last = int(low), int(high or low)
+        except ValueError:
+            first, last = 0, -1
+        if first < 0 or last < first:
+            raise ConfigError(f"ARENA_HOSTED_CORES: {part!r} is not a core or a range of them")
+        cores.update(range(first, last + 1))
+    return tuple(sorted(cores))
 
 
 def _trusted_proxies(env: Mapping[str, str]) -> Any:
@@ -356,6 +383,9 @@ def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         worker_metrics_host=env.get("ARENA_WORKER_METRICS_HOST", "").strip() or "127.0.0.1",
         trusted_proxies=_trusted_proxies(env),
         log_format=log_format,
+        hosted_cores=_cores(env.get("ARENA_HOSTED_CORES", "")),
+        hosted_seats=number("ARENA_HOSTED_SEATS", 32),
+        hosted_dir=env.get("ARENA_HOSTED_DIR", "").strip(),
     )
     try:
         AddressPolicy.for_profile(profile, networks)  # a bad CIDR fails here, at start-up

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import stat
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -288,20 +289,20 @@ def test_a_worker_that_cannot_host_leaves_the_match_and_says_why_once(
     assert play_module.play_match(database, config, match_id) == "recorded"
 
 
-def test_a_worker_runs_no_more_hosted_seats_than_it_may(app, client, enqueued, monkeypatch) -> None:
+def test_a_worker_runs_no_more_hosted_seats_than_it_may(app, client, enqueued) -> None:
     from arena.worker import hosting
 
     bot = register(client)
     match_id = upload(client, bot, STARTER).json["match_id"]
     database, config = app.extensions["arena.db"], app.extensions["arena.config"]
-    monkeypatch.setenv("ARENA_HOSTED_SEATS", "2")
-    assert hosting.reserve(2)  # another match of this process holds both
+    config = replace(config, hosted_seats=2)
+    assert hosting.reserve(config, 2)  # another match of this process holds both
     try:
         assert play_module.play_match(database, config, match_id) == play_module.HOSTED_BUSY
     finally:
         hosting.release(2)
     assert play_module.play_match(database, config, match_id) == "recorded"
-    assert hosting.reserve(2)  # the match gave its seat back
+    assert hosting.reserve(config, 2)  # the match gave its seat back
     hosting.release(2)
 
 
@@ -335,3 +336,12 @@ def test_a_hosted_bot_plays_tournaments_and_the_ladder_once_a_version_passed(
     with database.session() as session:
         seated = {s.bot_id for m in created for s in session.get(Match, m).seats}
     assert seated == {ready["id"], other["id"]}
+
+
+@pytest.mark.parametrize("cores", ["0-x", "3-1", "-2"])
+def test_a_wrong_list_of_hosted_cores_is_refused_at_start_up(cores) -> None:
+    from arena.config import ConfigError, from_env
+
+    with pytest.raises(ConfigError, match="ARENA_HOSTED_CORES"):
+        from_env({"ARENA_HOSTED_CORES": cores})
+    assert from_env({"ARENA_HOSTED_CORES": "0-2, 5"}).hosted_cores == (0, 1, 2, 5)

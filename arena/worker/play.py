@@ -82,7 +82,7 @@ def _pools() -> Pools:
 
 
 def _client(
-    database: Database, plan: lifecycle.Plan, index: int
+    database: Database, config: Config, plan: lifecycle.Plan, index: int
 ) -> HttpClient | RelayClient | PolicyClient | HostedClient:
     """The referee's client of a seat's bot: over HTTP to its endpoint, through the web
     process holding its session when it connects out, its own code in a sandbox of this
@@ -92,7 +92,7 @@ def _client(
         rng = policy_rng(plan.seed, index)
         return PolicyClient(make_policy(plan.game, seat.policy, rng), seat.name)
     if seat.code is not None:
-        return hosting.client(database, seat.bot_id, seat.code, seat.name)
+        return hosting.client(database, config, seat.bot_id, seat.code, seat.name)
     if seat.endpoint is not None:
         pool = _pools().get(seat.endpoint, seat.capacity)
         return HttpClient(seat.endpoint, seat.secret, seat.name, pool=pool)
@@ -272,7 +272,7 @@ def play_match(
             if wanted and not hosting.can_host():
                 return HOSTED_ELSEWHERE  # said once, in one line, by can_host
             if wanted:
-                if not hosting.reserve(wanted):
+                if not hosting.reserve(config, wanted):
                     return HOSTED_BUSY
                 hosted = wanted
             refused = claim(session, match, owner, until, now)
@@ -302,7 +302,7 @@ def play_claimed(
                 assert match is not None
                 plan = lifecycle.plan(match)
         for i in range(len(plan.seats)):  # one by one: those made are closed on an error
-            clients.append(_client(database, plan, i))
+            clients.append(_client(database, config, plan, i))
         deadlines = [seat.deadline_ms for seat in plan.seats]
         referee = Referee(
             max_strikes=config.max_strikes,
