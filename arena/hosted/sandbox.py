@@ -282,6 +282,15 @@ class Sandbox:
                 os.close(write)
 
 
+def _ready(line: bytes) -> bool:
+    """Whether a line of the runner's says it is ready."""
+    try:
+        said = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(said, dict) and said.get("ready") is True
+
+
 def probe(sandbox: Sandbox | None = None) -> str | None:
     """None when a hosted bot can run here, else why not, in one line."""
     sandbox = sandbox or Sandbox()
@@ -299,7 +308,7 @@ def probe(sandbox: Sandbox | None = None) -> str | None:
             out, _ = process.communicate(b"", timeout=30)
         except (OSError, subprocess.TimeoutExpired, SandboxUnavailable) as exc:
             return f"the sandbox did not start: {exc}"
-        if b'{"ready": true' in out:
+        if any(_ready(line) for line in out.splitlines()):
             return None
         log.seek(0)
         said = log.read().decode("utf-8", "replace").strip().splitlines()

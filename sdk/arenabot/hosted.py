@@ -73,6 +73,11 @@ def load(folder: str) -> Any:
     return loading.bot_named(module, names[0], f"{BOT_FILE}:{names[0]}")
 
 
+def _send(answers: BinaryIO, message: dict[str, Any]) -> None:
+    """One line to the arena: a JSON object."""
+    answers.write(json.dumps(message, separators=(",", ":"), default=str).encode() + b"\n")
+
+
 def _said(exc: BaseException) -> str:
     return (f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)[:ERROR_CAP]
 
@@ -102,7 +107,8 @@ def serve(bot: Any, requests: BinaryIO, answers: BinaryIO) -> None:
         except Exception as exc:  # the bot's bug: its log shows it, the arena a fault
             traceback.print_exc()
             sys.stderr.flush()
-            data = json.dumps({"id": reply["id"], "error": _said(exc)}).encode() + b"\n"
+            _send(answers, {"id": reply["id"], "error": _said(exc)})
+            continue
         answers.write(data)
 
 
@@ -110,18 +116,20 @@ def main() -> None:
     settings = json.loads(sys.argv[1]) if len(sys.argv) > 1 else {}
     _limit(settings.get("limits", {}))
     requests, answers = _private_pipes()
-    answers.write(b'{"booted": true}\n')
+    _send(answers, {"booted": True})
     folder = settings.get("folder", os.getcwd())
     try:
         bot = load(folder)
         info = bot.info()
     except BaseException as exc:  # start-up failed: say why, in the log and to the arena
+        from arenabot.loading import UsageError
+
         traceback.print_exc()
         sys.stderr.flush()
-        reason = str(exc) if type(exc).__name__ == "UsageError" else _said(exc)
-        answers.write(json.dumps({"ready": False, "error": reason[:ERROR_CAP]}).encode() + b"\n")
+        reason = str(exc) if isinstance(exc, UsageError) else _said(exc)
+        _send(answers, {"ready": False, "error": reason[:ERROR_CAP]})
         return
-    answers.write(json.dumps({"ready": True, "info": info}, default=str).encode() + b"\n")
+    _send(answers, {"ready": True, "info": info})
     serve(bot, requests, answers)
 
 
