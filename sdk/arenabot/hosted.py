@@ -63,8 +63,8 @@ def load(folder: str) -> Any:
     path = os.path.join(folder, BOT_FILE)
     if not os.path.isfile(path):
         raise loading.UsageError(f"there is no {BOT_FILE} at the top of the upload")
-    module = loading._import_bot_module(path)
-    names = ["act"] if callable(getattr(module, "act", None)) else loading._bots_in(module)
+    module = loading.import_bot_module(path)
+    names = ["act"] if callable(getattr(module, "act", None)) else loading.bots_in(module)
     if not names:
         raise loading.UsageError(
             f"{BOT_FILE} defines no bot: write a function act(view, legal_actions), or a "

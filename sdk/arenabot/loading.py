@@ -35,7 +35,7 @@ def load_bot(spec: str) -> Bot:
             f"name the bot as module:name or file.py:name (e.g. mybot:act or bot.py:MyBot), "
             f"or give its URL, not {spec!r}"
         )
-    return bot_named(_import_bot_module(where), attr, spec)
+    return bot_named(import_bot_module(where), attr, spec)
 
 
 def bot_named(module: ModuleType, attr: str, spec: str) -> Bot:
@@ -43,7 +43,7 @@ def bot_named(module: ModuleType, attr: str, spec: str) -> Bot:
     ``load_bot`` makes it."""
     where = spec.rpartition(":")[0] or spec
     if not hasattr(module, attr):
-        found = _bots_in(module)
+        found = bots_in(module)
         listed = f"bots in it: {', '.join(found)}" if found else "it defines no bot"
         raise UsageError(f"{where} has no {attr!r}; {listed}")
     obj = getattr(module, attr)
@@ -60,7 +60,7 @@ def bot_named(module: ModuleType, attr: str, spec: str) -> Bot:
         raise UsageError(f"{spec} could not be made: {_said(exc)}") from None
 
 
-def _import_bot_module(where: str) -> ModuleType:
+def import_bot_module(where: str) -> ModuleType:
     """The module of a bot: a file path (``.py`` or with a ``/``) or a module name."""
     is_file = where.endswith(".py") or "/" in where or os.sep in where
     try:
@@ -127,7 +127,7 @@ def _shown(filename: str | None) -> str:
     return filename if relative.startswith("..") else relative
 
 
-def _bots_in(module: ModuleType) -> list[str]:
+def bots_in(module: ModuleType) -> list[str]:
     """The names in a module that would make a bot: Bot subclasses and instances, and
     functions of (view, legal_actions), defined there."""
     names = []
