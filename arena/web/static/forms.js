@@ -54,29 +54,36 @@
     return sendJSON("POST", url, payload, token);
   }
 
-  async function sendJSON(method, url, payload, token) {
+  function sendJSON(method, url, payload, token) {
+    if (payload === undefined) return send(method, url, undefined, undefined, token);
+    return send(method, url, JSON.stringify(payload), "application/json", token);
+  }
+
+  // a request to the API with a body of any type (JSON, a file as it is); its JSON answer
+  // as { ok, body } or the error's lines
+  async function send(method, url, body, contentType, token) {
     const headers = { Accept: "application/json", "X-CSRFToken": csrfToken() };
-    if (payload !== undefined) headers["Content-Type"] = "application/json";
+    if (contentType !== undefined) headers["Content-Type"] = contentType;
     if (token) headers.Authorization = "Bearer " + token;
     let response;
     try {
       response = await fetch(url, {
         method: method,
         headers: headers,
-        body: payload === undefined ? undefined : JSON.stringify(payload),
+        body: body,
         credentials: "same-origin",
       });
     } catch (err) {
       return { ok: false, lines: ["The server could not be reached: " + err.message] };
     }
-    let body = null;
+    let answer = null;
     try {
-      body = await response.json();
+      answer = await response.json();
     } catch (err) {
-      body = null;
+      answer = null;
     }
-    if (!response.ok) return { ok: false, lines: apiErrorText(response.status, body) };
-    return { ok: true, body: body };
+    if (!response.ok) return { ok: false, lines: apiErrorText(response.status, answer) };
+    return { ok: true, body: answer };
   }
 
   function busy(form, on) {
@@ -787,33 +794,12 @@
         return;
       }
       const suffix = file.name.includes(".") ? file.name.split(".").pop().toLowerCase() : "";
+      const type = CODE_TYPES[suffix] || file.type || "application/octet-stream";
       busy(codeForm, true);
-      let response;
-      try {
-        response = await fetch(codeForm.dataset.url, {
-          method: "PUT",
-          headers: {
-            Accept: "application/json",
-            "Content-Type": CODE_TYPES[suffix] || file.type || "application/octet-stream",
-            "X-CSRFToken": csrfToken(),
-          },
-          body: file,
-          credentials: "same-origin",
-        });
-      } catch (err) {
-        busy(codeForm, false);
-        showError(error, ["The server could not be reached: " + err.message]);
-        return;
-      }
-      let body = null;
-      try {
-        body = await response.json();
-      } catch (err) {
-        body = null;
-      }
+      const result = await send("PUT", codeForm.dataset.url, file, type);
       busy(codeForm, false);
-      if (!response.ok) {
-        showError(error, apiErrorText(response.status, body));
+      if (!result.ok) {
+        showError(error, result.lines);
         return;
       }
       // the page lists the new version (validating) and follows it from there
