@@ -222,13 +222,10 @@ def run_match(self: Any, match_id: int, waiting: bool = False) -> str:
     except MatchNotPlayed as exc:
         # the match is queued again (its failures are counted): try once more shortly
         raise self.retry(exc=exc, countdown=2, max_retries=MAX_FAILURES) from exc
-    if played in (HOSTED_ELSEWHERE, HOSTED_BUSY):
-        # this worker cannot run the match's hosted bots (no sandbox here, or as many as
-        # it may already): the match goes back to the queue unclaimed, for another worker
-        # or for this one once seats are free
-        raise self.retry(countdown=BUSY_RETRY_SECONDS, kwargs={"waiting": True})
-    if played == lifecycle.BUSY:
-        # another worker sends the requests of one of its bots: wait for it to finish
+    if played in (lifecycle.BUSY, HOSTED_ELSEWHERE, HOSTED_BUSY):
+        # not claimed, for now: another worker sends the requests of one of its bots, or
+        # this one cannot run its hosted bots (no sandbox here, or as many as it may
+        # already); the match comes back shortly, for this worker or another
         raise self.retry(countdown=BUSY_RETRY_SECONDS, kwargs={"waiting": True})
     return played
 
