@@ -206,6 +206,15 @@ def cpu_now(workers: list[int], webhook_bots: list[int], orphans: Orphans) -> di
     }
 
 
+def _said_ready(line: bytes) -> bool:
+    """Whether a runner's line is its ready line (read as JSON, as the worker reads it)."""
+    try:
+        said = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(said, dict) and said.get("ready") is True
+
+
 def start_up(code: bytes, folder: Path, orphans: Orphans, times: int) -> tuple[float, float]:
     """A sandbox's start-up alone, as a hosted seat's starts (the starter loaded, ready to
     answer): the median wall and CPU seconds (bubblewrap and the runner) over ``times``."""
@@ -223,7 +232,7 @@ def start_up(code: bytes, folder: Path, orphans: Orphans, times: int) -> tuple[f
             assert proc.stdout is not None and proc.stdin is not None
             lines = [proc.stdout.readline(), proc.stdout.readline()]
             walls.append(time.perf_counter() - began)
-            if b'"ready": true' not in lines[1]:
+            if not _said_ready(lines[1]):
                 raise SystemExit(f"the sandbox did not start: {lines}")
             os.killpg(proc.pid, signal.SIGKILL)  # as the worker ends a seat
             proc.wait()
