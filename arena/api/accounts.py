@@ -28,7 +28,7 @@ from arena.api.common import (
     paged,
     rate_limit,
 )
-from arena.api.schemas import (
+from arena.api.schemas.accounts import (
     AccountCreatedSchema,
     AccountCreateSchema,
     AccountDetailSchema,

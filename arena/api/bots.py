@@ -27,7 +27,7 @@ from arena.api.common import (
     nobody,
     paged,
 )
-from arena.api.schemas import (
+from arena.api.schemas.bots import (
     BotAttachSchema,
     BotCreateSchema,
     BotDetailSchema,
@@ -37,8 +37,8 @@ from arena.api.schemas import (
     BotRotateSchema,
     BotSchema,
     BotUpdateSchema,
-    BotVersionSchema,
 )
+from arena.api.schemas.tournaments import BotVersionSchema
 from arena.models import Bot, BotSession, Rating, bot_name_key
 from arena.relay import sessions
 from arena.services import events, versions

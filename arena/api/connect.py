@@ -36,7 +36,7 @@ from sqlalchemy import func, select
 
 from arena import services
 from arena.api.common import ApiBlueprint, config, database
-from arena.api.schemas import id_field
+from arena.api.schemas.fields import id_field
 from arena.games import GAMES
 from arena.match.faults import excerpt
 from arena.models import Bot, BotSession, Match, MatchSeat, utcnow

@@ -26,19 +26,17 @@ from arena.api.common import (
     nobody,
     paged,
 )
-from arena.api.schemas import (
+from arena.api.schemas.events import (
     EventCreateSchema,
     EventJoinSchema,
     EventListArgsSchema,
     EventOrganiserSchema,
     EventSchema,
     EventUpdateSchema,
-    LadderSchema,
-    LadderUpdateSchema,
-    LeaderboardArgsSchema,
-    LeaderboardExportRowSchema,
     RosterRowSchema,
 )
+from arena.api.schemas.exports import LeaderboardArgsSchema, LeaderboardExportRowSchema
+from arena.api.schemas.ratings import LadderSchema, LadderUpdateSchema
 from arena.games import GAMES
 from arena.models import Event
 from arena.services import accounts, events, roster

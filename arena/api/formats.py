@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena.api.common import ApiBlueprint
-from arena.api.schemas import FormatSchema
+from arena.api.schemas.tournaments import FormatSchema
 from arena.competition import formats
 
 blp = ApiBlueprint(

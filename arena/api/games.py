@@ -7,7 +7,7 @@ from typing import Any
 from flask import abort
 
 from arena.api.common import ApiBlueprint
-from arena.api.schemas import GameDetailSchema, GameSchema, GameWireSchema
+from arena.api.schemas.ratings import GameDetailSchema, GameSchema, GameWireSchema
 from arena.games import GAMES, schemas
 from arena.games.base import Game
 

@@ -21,7 +21,8 @@ from sqlalchemy import text
 
 from arena import services
 from arena.api.common import OPTIONAL_BEARER, ApiBlueprint, config, current_caller, database
-from arena.api.schemas import UtcDateTime, WarningSchema
+from arena.api.schemas.fields import UtcDateTime
+from arena.api.schemas.tournaments import WarningSchema
 from arena.config import Config
 from arena.services import workers
 

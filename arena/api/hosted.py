@@ -22,7 +22,7 @@ from arena.api.common import (
     database,
     nobody,
 )
-from arena.api.schemas import UtcDateTime
+from arena.api.schemas.fields import UtcDateTime
 from arena.hosted import bundles
 from arena.models import CODE_STATUSES, Match
 from arena.services import hosted

@@ -28,7 +28,7 @@ from arena.api.common import (
     database,
     paged,
 )
-from arena.api.schemas import (
+from arena.api.schemas.matches import (
     FramesArgsSchema,
     MatchDetailSchema,
     MatchListArgsSchema,

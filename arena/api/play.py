@@ -21,12 +21,8 @@ from werkzeug.exceptions import HTTPException
 
 from arena import services
 from arena.api.common import BEARER, ApiBlueprint, bearer_token, config, database
-from arena.api.schemas import (
-    GameRulesSchema,
-    SeatLinkSchema,
-    StrictInteger,
-    requested_options,
-)
+from arena.api.schemas.fields import StrictInteger
+from arena.api.schemas.tournaments import GameRulesSchema, SeatLinkSchema, requested_options
 from arena.games import GAMES, POLICIES
 from arena.models import Bot, Event
 from arena.services import people

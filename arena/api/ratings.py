@@ -23,12 +23,8 @@ from arena.api.common import (
     database,
     unless_open,
 )
-from arena.api.schemas import (
-    LadderSchema,
-    LadderUpdateSchema,
-    LeaderboardExportRowSchema,
-    LeaderboardRowSchema,
-)
+from arena.api.schemas.exports import LeaderboardExportRowSchema
+from arena.api.schemas.ratings import LadderSchema, LadderUpdateSchema, LeaderboardRowSchema
 from arena.games import GAMES
 from arena.models import Bot
 

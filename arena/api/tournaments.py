@@ -31,10 +31,9 @@ from arena.api.common import (
     paged,
     unless_open,
 )
-from arena.api.schemas import (
-    CrosstableRowSchema,
+from arena.api.schemas.exports import CrosstableRowSchema, StandingRowSchema
+from arena.api.schemas.tournaments import (
     GradeRowSchema,
-    StandingRowSchema,
     StandingsArgsSchema,
     TournamentCreateSchema,
     TournamentDetailArgsSchema,
