@@ -319,7 +319,7 @@ def test_the_openapi_document_takes_its_formats_from_the_registry(client):
 def test_the_tournament_form_names_no_format_of_its_own(client):
     """The form's formats and their fields come from GET /api/formats: neither its script
     nor its page lists one."""
-    response = client.get("/static/forms.js")
+    response = client.get("/static/tournament_form.js")
     script = response.get_data(as_text=True)
     response.close()  # a file sent from disk
     page = client.get("/tournaments/new").get_data(as_text=True)

@@ -13,7 +13,7 @@ MAX_SEED = formats.MAX_SEED
 # Keys are INTEGER columns: 32 bits on PostgreSQL, where a larger id in a query is an
 # error, not a miss.  No id above this can exist: every id the API reads is checked
 # against it (a 404 in a path, a 422 in a body or a query: ``arena.api.common.IdConverter``,
-# ``arena.api.schemas.id_field``), and every lookup by id here.
+# ``arena.api.schemas.fields.id_field``), and every lookup by id here.
 MAX_ID = 2**31 - 1
 
 
