@@ -22,6 +22,7 @@ from sqlalchemy import (
     String,
     UniqueConstraint,
     false,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship, validates
 
@@ -44,6 +45,14 @@ BOT_SET_STATUSES = (*BOT_OWNER_STATUSES, "paused")  # an organiser pauses too
 BOT_KINDS = ("bot", "house", "person")
 # a hosted bot's code versions: checked by a validation match, then it may play
 CODE_STATUSES = ("validating", "passed", "failed")
+# what a notice tells its account of (arena.services.notices)
+NOTICE_KINDS = (
+    "bot_paused",
+    "bot_faults",
+    "validation_failed",
+    "tournament_finished",
+    "grade_decided",
+)
 # who an account is: the arena's admin (as the organiser token's holder is), an organiser
 # of events, or a contestant; and what a member is in one event
 ACCOUNT_ROLES = ("admin", "organiser", "contestant")
@@ -116,6 +125,11 @@ class Account(Base):
     # bumped when the password changes (kept for the record: since migration 0017 what
     # ends a page's session is its ``WebSession`` row going)
     session_epoch: Mapped[int] = mapped_column(Integer, default=0)
+    # where its notices go besides the app: a webhook (its posts signed with notify_secret)
+    # and an e-mail address (when the operator configured SMTP)
+    notify_url: Mapped[str | None] = mapped_column(String(512), default=None)
+    notify_secret: Mapped[str | None] = mapped_column(SealedSecret(), default=None)
+    email: Mapped[str | None] = mapped_column(String(254), default=None)
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
 
     @validates("name")
@@ -197,12 +211,21 @@ class EventMember(Base):
 
 class Bot(Base):
     __tablename__ = "bots"
-    __table_args__ = (UniqueConstraint("name_key", name="uq_bots_name_key"),)
+    # a deleted bot keeps its name on its matches, but the name is free again (migration 0019)
+    __table_args__ = (
+        Index(
+            "uq_bots_live_name_key",
+            "name_key",
+            unique=True,
+            sqlite_where=text("status <> 'deleted'"),
+            postgresql_where=text("status <> 'deleted'"),
+        ),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    name: Mapped[str] = mapped_column(String(64), unique=True)
-    # bot_name_key(name), set whenever the name is: unique, so that names differing only
-    # in case or spaces are one bot (migration 0004)
+    name: Mapped[str] = mapped_column(String(64))
+    # bot_name_key(name), set whenever the name is: unique among the bots not deleted, so
+    # that names differing only in case or spaces are one bot (migrations 0004, 0019)
     name_key: Mapped[str] = mapped_column(String(192))
     # where the arena calls the bot (the webhook transport); None: the bot connects out to
     # the arena instead and takes its requests over its session (arena.relay)
@@ -236,6 +259,15 @@ class Bot(Base):
     # code_version is the version (BotCode.version) that plays, None before one passed
     hosted: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     code_version: Mapped[str | None] = mapped_column(String(16), default=None)
+    # an organiser offers it in every event's tournaments, as the house bots are
+    reference: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # its owner lets others pick it as an opponent of a scrimmage (arena.services.scrimmages)
+    accepts_challenges: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # the verdict of its last validation match (CODE_STATUSES; None: never validated); a
+    # hosted bot's versions keep theirs in BotCode
+    validation_status: Mapped[str | None] = mapped_column(String(16), default=None)
+    validation_reason: Mapped[str | None] = mapped_column(String(500), default=None)
+    validation_match_id: Mapped[int | None] = mapped_column(Integer, default=None)
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[dt.datetime] = mapped_column(default=utcnow, onupdate=utcnow)
 
@@ -291,6 +323,24 @@ class MatchLog(Base):
     match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"), primary_key=True)
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
     entries: Mapped[list[Any]] = mapped_column(default=list)
+
+
+class Notice(Base):
+    """Something an account should hear of (NOTICE_KINDS): shown in the app until read,
+    and sent to the account's notify_url and e-mail (``deliveries``: each way's outcome)."""
+
+    __tablename__ = "notices"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
+    kind: Mapped[str] = mapped_column(String(32))
+    text: Mapped[str] = mapped_column(String(500))
+    bot_id: Mapped[int | None] = mapped_column(Integer, default=None)
+    tournament_id: Mapped[int | None] = mapped_column(Integer, default=None)
+    match_id: Mapped[int | None] = mapped_column(Integer, default=None)
+    deliveries: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    read_at: Mapped[dt.datetime | None] = mapped_column(default=None)
 
 
 class BotSession(Base):
@@ -364,6 +414,8 @@ class Tournament(Base):
     # (arena.competition.grading); the tournament a final run was cloned from
     event_id: Mapped[int | None] = mapped_column(ForeignKey("events.id"), index=True, default=None)
     pass_rule: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    # each bot's time, per match, to draw on past its decisions' deadlines (None: none)
+    time_bank_ms: Mapped[int | None] = mapped_column(Integer, default=None)
     cloned_from: Mapped[int | None] = mapped_column(ForeignKey("tournaments.id"), default=None)
     seed: Mapped[int] = mapped_column(BigInteger)
     status: Mapped[str] = mapped_column(String(16), default="running")  # TOURNAMENT_STATUSES
