@@ -416,6 +416,8 @@ class Tournament(Base):
     pass_rule: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     # each bot's time, per match, to draw on past its decisions' deadlines (None: none)
     time_bank_ms: Mapped[int | None] = mapped_column(Integer, default=None)
+    # the account that started it (None: started with a token, or before migration 0019)
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("accounts.id"), default=None)
     cloned_from: Mapped[int | None] = mapped_column(ForeignKey("tournaments.id"), default=None)
     seed: Mapped[int] = mapped_column(BigInteger)
     status: Mapped[str] = mapped_column(String(16), default="running")  # TOURNAMENT_STATUSES

@@ -7,7 +7,8 @@ always offered); ``bots.accepts_challenges`` lets others pick it for a scrimmage
 versions keep theirs in ``bot_code``).  ``accounts.notify_url`` (and the sealed
 ``notify_secret`` its posts are signed with) and ``accounts.email`` say where an account's
 notices go; ``notices`` keeps them.  ``tournaments.time_bank_ms`` is the time a bot may
-draw on, per match, past its decisions' deadlines.
+draw on, per match, past its decisions' deadlines; ``tournaments.created_by`` the account
+that started it.
 
 A bot's name was unique among every bot, deleted ones too; now only among those not
 deleted: the unique constraints on ``name`` and ``name_key`` give way to a unique index on
@@ -72,6 +73,8 @@ def upgrade() -> None:
         batch.add_column(sa.Column("email", sa.String(length=254), nullable=True))
     with op.batch_alter_table("tournaments") as batch:
         batch.add_column(sa.Column("time_bank_ms", sa.Integer(), nullable=True))
+        batch.add_column(sa.Column("created_by", sa.Integer(), nullable=True))
+        batch.create_foreign_key("fk_tournaments_created_by", "accounts", ["created_by"], ["id"])
     op.create_table(
         "notices",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -94,6 +97,8 @@ def downgrade() -> None:
     op.drop_index("ix_notices_account_id", table_name="notices")
     op.drop_table("notices")
     with op.batch_alter_table("tournaments") as batch:
+        batch.drop_constraint("fk_tournaments_created_by", type_="foreignkey")
+        batch.drop_column("created_by")
         batch.drop_column("time_bank_ms")
     with op.batch_alter_table("accounts") as batch:
         batch.drop_column("email")
