@@ -384,7 +384,7 @@ def test_the_page_of_a_building_tournament_shows_how_far_it_is(app, client, sent
 def test_the_cli_waits_for_a_build_and_shows_how_far_it_is(monkeypatch, capsys):
     """``arena tournaments start`` of a big tournament: a line on stderr each time the
     build moves, then the tournament as built (with the created answer's seat links)."""
-    from arena.cli import remote
+    from arena.cli import tournaments as cli_tournaments
 
     answers = iter(
         [
@@ -399,9 +399,9 @@ def test_the_cli_waits_for_a_build_and_shows_how_far_it_is(monkeypatch, capsys):
             assert path == "/api/tournaments/4"
             return next(answers)
 
-    monkeypatch.setattr(remote, "BUILD_POLL_SECONDS", 0)
+    monkeypatch.setattr(cli_tournaments, "BUILD_POLL_SECONDS", 0)
     created = {"id": 4, "status": "building", "build": {"written": 0, "total": 1500}}
-    built = remote._wait_built(Client(), {**created, "seat_links": [{"name": "ann"}]})
+    built = cli_tournaments._wait_built(Client(), {**created, "seat_links": [{"name": "ann"}]})
     assert built["status"] == "running" and built["seat_links"] == [{"name": "ann"}]
     assert capsys.readouterr().err.splitlines() == [
         "tournament 4: building, 0 of 1,500 matches written",

@@ -200,6 +200,29 @@ MISTAKES = [
         "--seats must be at least 2, not 1",
     ),
     (
+        ["tournaments", "start", "cactus", "--bots", "1,2", "--pass-rule", "score:1.5"],
+        "--pass-rule 'score:1.5': min_score must be from 0 to 1 (give score:0.8, "
+        "consecutive:8/10, stop_rule, or the JSON object)",
+    ),
+    (
+        ["tournaments", "start", "cactus", "--bots", "1,2", "--pass-rule", "top:3"],
+        "--pass-rule 'top:3' is not a pass rule (give score:0.8, consecutive:8/10, "
+        "stop_rule, or the JSON object)",
+    ),
+    (  # the braces doubled for str.format
+        ["tournaments", "start", "cactus", "--bots", "1,2", "--sprt", "{{elo1: 20}}"],
+        "--sprt '{{elo1: 20}}' is not JSON: Expecting property name enclosed in double "
+        "quotes: line 1 column 2 (char 1)",
+    ),
+    (
+        ["tournaments", "start", "cactus", "--bots", "1,2", "--matches-per-bot", "ten"],
+        "--matches-per-bot 'ten': give a whole number",
+    ),
+    (
+        ["tournaments", "start", "cactus", "--bots", "1,2", "--time-bank-ms", "-1"],
+        "--time-bank-ms must be at least 0, not -1",
+    ),
+    (
         ["bots", "list", "--server", "localhost:8000"],
         "'localhost:8000' is not an arena's address: give http://host:port "
         "(--server or $ARENA_SERVER)",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import re
 import signal
@@ -405,6 +406,46 @@ def test_watch_redraws_until_ctrl_c_which_ends_it_quietly(server, organiser, eve
     assert (proc.returncode, err) == (0, "")
     assert "id  name" in "".join(lines) and "watched" in "".join(lines)
     assert "Traceback" not in rest
+
+
+def test_a_qualifier_is_started_from_the_command_line(server):
+    """Every field the form sends: the qualifier's pass rule (short, or JSON), its
+    challengers (entrants too, as on the form), the stop rule and the time bank; and a
+    registration that tells how to start the bot with its secret in the environment."""
+    organiser = {"ARENA_ORGANISER_TOKEN": ORGANISER}
+    ids = {}
+    for name in ("ref-1", "ref-2", "pupil-1", "pupil-2"):
+        out = ok("bots", "register", name, "--connect", "--games", "cactus", **organiser)
+        ids[name] = int(re.match(rf"bot (\d+) registered: {name} connects out", out)[1])
+        secret = re.search(r"^signing secret: (\S+)$", out, re.MULTILINE)[1]
+        assert out.splitlines()[-2:] == [
+            f"  export ARENA_BOT_SECRET={secret}",
+            f"  python bot.py --connect {server} --bot-id {ids[name]}",
+        ]
+    refs = f"{ids['ref-1']},{ids['ref-2']}"
+    pupils = [ids["pupil-1"], ids["pupil-2"]]
+    pupil_ids = ",".join(map(str, pupils))
+    qualifier = ("tournaments", "start", "cactus", "--format", "qualifier", "--bots", refs,
+                 "--challenger-ids", pupil_ids, "--matches-per-bot", "4")  # fmt: skip
+    given = ("--pass-rule", "consecutive:3/4", "--time-bank-ms", "1500", "--json")
+    started = json.loads(ok(*qualifier, *given, **organiser))
+    assert (started["format"], started["challenger_ids"]) == ("qualifier", pupils)
+    assert sorted(started["bot_ids"]) == sorted(ids.values())
+    assert started["pass_rule"] == {"kind": "consecutive", "wins": 3, "of": 4}
+    assert started["time_bank_ms"] == 1500
+    out = ok(*qualifier, "--pass-rule", '{"kind": "score", "min_score": 0.5}', **organiser)
+    made = [started["id"], int(re.match(r"tournament (\d+): ", out)[1])]
+    assert "  pass rule: mean score at least 0.5" in out.splitlines()
+    assert "  balance: 4 matches per bot, seat spread 0, two bots meet 2 times" in out
+    out = ok(*qualifier, "--pass-rule", "stop_rule", "--sprt", "elo1=20", "--json", **organiser)
+    assert json.loads(out)["sprt"]["elo1"] == 20
+    made.append(json.loads(out)["id"])
+    # what the server refuses is its own line
+    assert refused(*qualifier, **organiser) == (
+        f"{server} answered 422: invalid input: json.pass_rule: Required by the qualifier format"
+    )
+    for tournament in made:
+        ok("tournaments", "cancel", str(tournament), **organiser)
 
 
 def test_a_server_that_is_down_is_one_line(server):

@@ -15,7 +15,7 @@ from alembic import command
 from flask import Flask
 
 from arena import services
-from arena.cli.remote import _print_tournament
+from arena.cli.tournaments import _print_tournament
 from arena.competition.standings import record_result
 from arena.db import Database, alembic_config
 from arena.games import make_policy

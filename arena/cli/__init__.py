@@ -1,7 +1,12 @@
 """The ``arena`` command: its parser, assembled from the command families (``local``:
-no server; ``server``: the arena's processes; ``remote``, ``accounts``, ``events``,
-``ladders``: against a running arena), and ``main``.  ``output`` is what they print
-with; ``demo``, ``processes`` and ``client`` (the API client) serve the families."""
+no server; ``server``: the arena's processes; ``remote``, ``tournaments``,
+``contestants``, ``accounts``, ``events``, ``ladders``: against a running arena), and
+``main``.  ``output`` is what they print with; ``demo``, ``processes`` and ``client``
+(the API client) serve the families.
+
+Every parser is a ``Parser``: a mistake in a subcommand's arguments is told with that
+subcommand's usage, unknown arguments too (argparse leaves those to the top parser,
+which would print the usage of ``arena`` itself)."""
 
 from __future__ import annotations
 
@@ -10,7 +15,16 @@ import os
 import sys
 from collections.abc import Sequence
 
-from arena.cli import accounts, events, ladders, local, remote, server
+from arena.cli import (
+    accounts,
+    contestants,
+    events,
+    ladders,
+    local,
+    remote,
+    server,
+    tournaments,
+)
 from arena.cli.output import UsageError
 from arena.config import ConfigError
 from arena.games.base import OptionsError
@@ -45,11 +59,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
 
-DESCRIPTION = "The ``arena`` command."
+DESCRIPTION = (
+    "The card-game arena: play matches locally (play, replay, view), run the arena "
+    "(serve, worker, beat, demo, db) and use a running one (bots, tournaments, matches, "
+    "ratings, scrimmage, notices, accounts, events, ladders). Each command has its own "
+    "--help."
+)
+
+
+class Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` that refuses the arguments it does not know itself, with
+    its own usage (its subcommands' parsers are of this class too)."""
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="arena", description=DESCRIPTION)
+    parser = Parser(prog="arena", description=DESCRIPTION)
     sub = parser.add_subparsers(dest="command", required=True)
     local.add_commands(sub)
     server.add_commands(sub)
@@ -60,6 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     server.add_ratings_commands(ratings_sub)
     remote.add_ratings_commands(ratings_sub)
     remote.add_commands(sub)
+    tournaments.add_commands(sub)
+    contestants.add_commands(sub)
     accounts.add_commands(sub)
     events.add_commands(sub)
     ladders.add_commands(sub)

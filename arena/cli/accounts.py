@@ -102,7 +102,7 @@ def add_commands(sub: Any) -> None:
         help=f"a new account and its first API token (organisers, admins: ${ORGANISER_TOKEN_ENV})",
         description="Prints the account's id and an API token, shown once.",
     )
-    create.add_argument("name")
+    create.add_argument("name", help="the account's name, to log in with")
     create.add_argument("--role", choices=ROLES, default="contestant", help="(contestant)")
     create.add_argument("--join-code", metavar="CODE", help="an event's code: it joins it")
     create.add_argument(
@@ -114,7 +114,7 @@ def add_commands(sub: Any) -> None:
         parents=[remote],
         help="log in: a new API token for the account (for $ARENA_TOKEN)",
     )
-    token.add_argument("name")
+    token.add_argument("name", help="the account's name")
     token.add_argument(
         "--password-stdin", action="store_true", help="read the password from standard input"
     )

@@ -34,6 +34,7 @@ SERVER_ENV = "ARENA_SERVER"
 TOKEN_ENV = "ARENA_TOKEN"  # an account's API token (arena accounts token)
 ORGANISER_TOKEN_ENV = "ARENA_ORGANISER_TOKEN"  # the one the server's configuration reads
 OWNER_TOKEN_ENV = "ARENA_OWNER_TOKEN"  # a bot's owner token, from its registration
+BOT_SECRET_ENV = "ARENA_BOT_SECRET"  # where the SDK's bots read their signing secret
 # which token a command sends when several are set: the first of these that the command
 # takes.  An account's comes first: what is done with it is that person's (the event it
 # creates is organised by it, the bot it registers belongs to it); then the server's

@@ -98,7 +98,7 @@ def add_commands(sub: Any) -> None:
         help="an organiser's account ($ARENA_TOKEN) or the organiser token",
         description="Prints the event's id and its join code.",
     )
-    create.add_argument("name")
+    create.add_argument("name", help="the event's name, e.g. a class or a hackathon")
     create.add_argument("--games", required=True, help="comma-separated, e.g. cactus,president")
     create.add_argument(
         "--private", action="store_true", help="its pages and API for its members only"

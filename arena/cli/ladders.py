@@ -113,7 +113,7 @@ def add_commands(sub: Any) -> None:
         help="switch a game's ladder on or off (the open arena's: the admin; an event's: "
         "its organisers)",
     )
-    switch.add_argument("game")
+    switch.add_argument("game", help="the game's id, e.g. cactus")
     on_off = switch.add_mutually_exclusive_group(required=True)
     on_off.add_argument("--on", action="store_true", dest="on", help="rated matches scheduled")
     on_off.add_argument("--off", action="store_false", dest="on", help="none scheduled")

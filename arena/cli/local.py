@@ -341,14 +341,23 @@ def add_commands(sub: Any) -> None:
     )
     play.add_argument("--secret", help="the signing secret shared with the --bot endpoints")
     play.add_argument("--deadline-ms", type=int, default=2000, help="time for one answer")
-    play.add_argument("--matches", type=int, default=1)
-    play.add_argument("--seed", type=int, default=1)
-    play.add_argument("--max-strikes", type=int, default=3)
+    play.add_argument("--matches", type=int, default=1, help="how many to play (1)")
+    play.add_argument(
+        "--seed", type=int, default=1, help="the first match's deal; the next ones count up (1)"
+    )
+    play.add_argument(
+        "--max-strikes",
+        type=int,
+        default=3,
+        help="faults after which a bot plays on default actions, ranked last (3)",
+    )
     play.add_argument("--replay", metavar="FILE", help="write every match record as JSON")
     play.set_defaults(func=cmd_play)
 
     replay = sub.add_parser("replay", help="re-simulate a replay file and check it")
-    replay.add_argument("file")
+    replay.add_argument(
+        "file", help="a file written by arena play --replay or arena matches replay"
+    )
     replay.set_defaults(func=cmd_replay)
 
     view = sub.add_parser(

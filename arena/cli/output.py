@@ -76,7 +76,11 @@ def when(timestamp: str | None) -> str | None:
     return timestamp[:19].replace("T", " ") if timestamp else None
 
 
-def interval(fitted: dict[str, Any] | None) -> str:
+def interval(fitted: dict[str, Any] | None, provisional: bool = False) -> str:
+    """A fitted rating and its 95% interval; "provisional" for one too uncertain to compare
+    (the API's ``provisional``), as the pages show it."""
+    if provisional:
+        return "provisional"
     if not fitted:
         return "-"
     return f"{fitted['rating']:.0f} ({fitted['low']:.0f}..{fitted['high']:.0f})"

@@ -1,8 +1,8 @@
 """The commands against a running arena, through its JSON API (``arena.cli.client``):
-``arena bots``, ``tournaments``, ``matches`` and ``ratings show``.  Each prints a
-summary, or with ``--json`` the API's answer as it is.  What every remote command shares
-(``open_client``, ``remote_options``, ``credential``) is here too: ``arena.cli.accounts``,
-``events`` and ``ladders`` use it.
+``arena bots``, ``matches`` and ``ratings show``.  Each prints a summary, or with
+``--json`` the API's answer as it is.  What every remote command shares (``open_client``,
+``remote_options``, ``credential``, the tokens) is here too: ``arena.cli.tournaments``,
+``accounts``, ``events`` and ``ladders`` use it.
 
 The arena is the one at --server ($ARENA_SERVER).  A refusal (4xx), a server that is
 down, slow or not an arena: one line and exit status 2; a server that failed (5xx): 1.
@@ -16,10 +16,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from typing import TYPE_CHECKING, Any
 
-from arena.cli.local import check_writable, parse_options, write_replay_file
+from arena.cli.local import check_writable, write_replay_file
 from arena.cli.output import (
     UsageError,
     at_least,
@@ -30,8 +29,6 @@ from arena.cli.output import (
     printed_as_json,
     when,
 )
-from arena.competition.formats import DEFAULT_FORMAT, FORMATS
-from arena.games import GAMES
 
 if TYPE_CHECKING:
     from arena.cli.client import ArenaClient
@@ -83,8 +80,12 @@ def cmd_bots_register(args: argparse.Namespace) -> int:
     body: dict[str, Any] = {"name": args.name}
     if args.owner:
         body["owner"] = args.owner
+    if args.event is not None and args.open_arena:
+        raise UsageError("give --event ID or --open-arena, not both")
     if args.event is not None:
         body["event_id"] = args.event
+    elif args.open_arena:
+        body["event_id"] = None  # without either, an account in one event registers into it
     if args.connect:
         body["connect"] = True
     elif args.hosted:
@@ -115,12 +116,35 @@ def cmd_bots_register(args: argparse.Namespace) -> int:
           f"plays {', '.join(bot['games'])}")  # fmt: skip
     print(f"owner token:    {bot['owner_token']}")
     print(f"signing secret: {bot['signing_secret']}")
-    if args.connect:
-        print(f"start it from anywhere: python bot.py --connect {server} "
-              f"--bot-id {bot['id']} --secret {bot['signing_secret']}")  # fmt: skip
     print("Both are shown this once. Keep the owner token to manage the bot (as "
-          "ARENA_OWNER_TOKEN);\nstart the bot with the signing secret.")  # fmt: skip
+          "ARENA_OWNER_TOKEN).")  # fmt: skip
+    if not args.hosted:  # a hosted bot's code is run by the arena, which has its secret
+        _print_start(bot, server, restart=not args.connect and not args.signing_secret)
     return 0
+
+
+def _print_start(bot: dict[str, Any], server: str, *, restart: bool) -> None:
+    """How to start the bot with its secret, the SDK's way: in the environment variable
+    the SDK reads (sdk/README.md), not on the command line, which other users of the
+    machine see (``ps``) and the shell keeps in its history."""
+    import shlex
+    from urllib.parse import urlsplit
+
+    from arena.cli.client import BOT_SECRET_ENV
+
+    if bot.get("connect"):
+        command = f"python bot.py --connect {shlex.quote(server)} --bot-id {bot['id']}"
+        print("Start it from anywhere, the secret in its environment (not on its command line):")
+    else:
+        port = urlsplit(bot.get("endpoint") or "").port
+        command = "python bot.py --host 0.0.0.0" + (f" --port {port}" if port else "")
+        print(
+            ("Restart it" if restart else "Start it")
+            + " with the secret in its environment, not on its command line"
+            + (" (until then it accepts requests from anybody):" if restart else ":")
+        )
+    print(f"  export {BOT_SECRET_ENV}={shlex.quote(bot['signing_secret'])}")
+    print(f"  {command}")
 
 
 def _reader_token() -> tuple[str, str | None]:
@@ -368,202 +392,6 @@ def cmd_bots_delete(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_tournaments_list(args: argparse.Namespace) -> int:
-    at_least("--limit", args.limit, 1)
-    if args.watch is not None and not args.watch > 0:
-        raise UsageError(f"--watch must be more than 0 seconds, not {args.watch:g}")
-    query: dict[str, Any] = {"page_size": min(args.limit, 100)}
-    if args.event is not None:
-        query["event_id"] = args.event
-    token = _member_token()
-    with open_client(args) as client:
-        if args.watch is None:
-            tournaments = client.get_list("/api/tournaments", token, **query)
-            if not printed_as_json(args, tournaments):
-                _print_tournaments(tournaments, args.event)
-            _warn(*tournaments)
-            return 0
-        redraw = sys.stdout.isatty()
-        try:
-            while True:
-                tournaments = client.get_list("/api/tournaments", token, **query)
-                if redraw:
-                    print("\x1b[H\x1b[2J", end="")  # the cursor home, the screen cleared
-                print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} · every {args.watch:g} s, "
-                      "Ctrl-C to stop")  # fmt: skip
-                if not printed_as_json(args, tournaments):
-                    _print_tournaments(tournaments, args.event)
-                sys.stdout.flush()  # a pipe shows each draw as it is made
-                _warn(*tournaments)
-                time.sleep(args.watch)
-        except KeyboardInterrupt:
-            return 0  # how a watch ends
-
-
-def _print_tournaments(tournaments: list[dict[str, Any]], event: int | None) -> None:
-    if not tournaments:
-        print("no tournament" + (f" in event {event}" if event is not None else " yet"))
-        return
-    rows = []
-    for t in tournaments:
-        p = t["progress"]
-        done = p["finished"] + p["failed"] + p["cancelled"]
-        share = f" ({100 * done // p['total']}%)" if p["total"] else ""
-        rows.append([t["id"], t["name"], t["game"], t["format"], t["status"],
-                     f"{done}/{p['total']}{share}"])  # fmt: skip
-    print_table(["id", "name", "game", "format", "status", "progress"], rows)
-
-
-def cmd_tournaments_start(args: argparse.Namespace) -> int:
-    if not args.bots and not args.people:
-        raise UsageError("give the entrants: --bots IDS and/or --people NAMES")
-    at_least("--seats", args.seats, 2)
-    at_least("--games-per-pairing", args.games_per_pairing, 1)
-    at_least("--matches-per-bot", args.matches_per_bot, 1)
-    at_least("--seed", args.seed, 0)
-    seats = args.seats
-    if seats is None:  # the smallest table of the game, where this command knows it
-        seats = max(2, GAMES[args.game].min_players) if args.game in GAMES else 2
-    body: dict[str, Any] = {
-        "name": args.name or f"{args.game} {args.format.replace('_', ' ')}",
-        "game": args.game,
-        "format": args.format,
-        "bot_ids": _ids("--bots", args.bots) if args.bots else [],
-        "seats_per_match": seats,
-    }
-    if args.event is not None:
-        body["event_id"] = args.event
-    if args.people:
-        body["people"] = [name.strip() for name in args.people.split(",") if name.strip()]
-    at_least("--person-deadline", args.person_deadline, 2)
-    if args.format in FORMATS and FORMATS[args.format].takes("games_per_pairing"):
-        body["games_per_pairing"] = args.games_per_pairing or seats
-    elif args.games_per_pairing is not None:
-        body["games_per_pairing"] = args.games_per_pairing  # the server says why not
-    optional = {
-        "matches_per_bot": args.matches_per_bot,
-        "challenger_ids": args.challengers and _ids("--challengers", args.challengers),
-        "sprt": parse_options(args.sprt) if args.sprt else None,
-        "preset": args.preset,
-        "options": parse_options(args.options) if args.options else None,
-        "deal": args.deal,
-        "seed": args.seed,
-        "live_view": args.live_view,
-        "person_deadline_s": args.person_deadline,
-        "rated": True if args.rated else None,
-    }
-    body.update({k: v for k, v in optional.items() if v is not None})
-    with open_client(args) as client:
-        tournament = client.post("/api/tournaments", body, token=_organiser_token())
-        server = client.base
-        if tournament.get("status") == "building":
-            tournament = _wait_built(client, tournament)
-    _warn(tournament)
-    if printed_as_json(args, tournament):
-        return 0
-    _print_tournament(tournament)
-    links = tournament.get("seat_links") or []
-    if links:
-        print("  people's links (shown this once; give each person their own):")
-        for link in links:
-            print(f"    {link['name']}: {server}{link['url']}")
-    return 0
-
-
-BUILD_POLL_SECONDS = 1.0
-
-
-def _wait_built(client: ArenaClient, tournament: dict[str, Any]) -> dict[str, Any]:
-    """Wait while a big tournament is built by a worker, its progress on stderr (a line
-    each time it moves); Ctrl-C stops the waiting, not the build.  Returns it built."""
-    shown = None
-    path = f"/api/tournaments/{tournament['id']}"
-    seat_links = tournament.get("seat_links")  # only the answer that created it has them
-    try:
-        while tournament.get("status") == "building":
-            build = tournament.get("build") or {}
-            line = f"{build.get('written', 0):,} of {build.get('total', 0):,} matches written"
-            if line != shown:
-                print(f"tournament {tournament['id']}: building, {line}", file=sys.stderr)
-                _warn(tournament)  # building needs a worker too
-                shown = line
-            time.sleep(BUILD_POLL_SECONDS)
-            tournament = client.get_object(path, _member_token(), crosstable="false")
-    except KeyboardInterrupt:
-        print(
-            f"arena: stopped waiting; tournament {tournament['id']} is still being built "
-            f"(arena tournaments show {tournament['id']})",
-            file=sys.stderr,
-        )
-    return {**tournament, "seat_links": seat_links}
-
-
-def cmd_tournaments_show(args: argparse.Namespace) -> int:
-    with open_client(args) as client:
-        # the crosstable grows with the square of the bots: only in --json
-        tournament = client.get_object(
-            f"/api/tournaments/{args.id}",
-            _member_token(),
-            **({} if args.json else {"crosstable": "false"}),
-        )
-    _warn(tournament)
-    if printed_as_json(args, tournament):
-        return 0
-    _print_tournament(tournament)
-    return 0
-
-
-def cmd_tournaments_cancel(args: argparse.Namespace) -> int:
-    with open_client(args) as client:
-        tournament = client.post(f"/api/tournaments/{args.id}/cancel", token=_organiser_token())
-    if printed_as_json(args, tournament):
-        return 0
-    _print_tournament(tournament)
-    return 0
-
-
-def _warn(*tournaments: dict[str, Any]) -> None:
-    """A line on stderr per warning of each tournament (no worker alive, say): what keeps
-    its matches from being played, apart from the output a script may read."""
-    for t in tournaments:
-        for warning in t.get("warnings") or []:
-            print(f"arena: warning: tournament {t['id']}: {warning['message']}", file=sys.stderr)
-    sys.stderr.flush()
-
-
-def _print_tournament(t: dict[str, Any]) -> None:
-    what = ", ".join(
-        [t["game"], t["format"].replace("_", " "), f"{t['seats_per_match']} seats"]
-        + (["duplicate deals"] if t.get("deal") == "duplicate" else [])
-    )
-    print(f"tournament {t['id']}: {t['name']} ({what}), {t['status']}")
-    p = t["progress"]
-    done = p["finished"] + p["failed"] + p["cancelled"]
-    counts = ", ".join(
-        f"{p[k]} {k}" for k in ("finished", "running", "queued", "failed", "cancelled") if p[k]
-    )
-    print(f"  matches: {done}/{p['total']} over" + (f" ({counts})" if counts else ""))
-    standings = t.get("standings") or []
-    if standings:
-        duplicate = t.get("deal") == "duplicate"
-        headers = ["#", "bot", "id", "matches", "points", "per match", "wins", "mean rank"]
-        headers += ["faults", "struck out", "forfeits"]
-        rows = [
-            [i, s["name"], s["bot_id"], s["matches"], s["points"], s.get("points_per_match"),
-             s["wins"], s.get("mean_rank"), s.get("faults"), s.get("struck_out"),
-             s.get("forfeits")]
-            + ([s.get("par_per_deal")] if duplicate else [])
-            for i, s in enumerate(standings, start=1)
-        ]  # fmt: skip
-        print_table(headers + (["par per deal"] if duplicate else []), rows, indent="  ")
-    sprt = t.get("sprt_status")
-    if sprt:
-        for c in sprt.get("challengers", []):
-            decision = {"H1": "passed", "H0": "failed"}.get(c.get("decision"), "open")
-            print(f"  challenger {c['name']}: {decision} after {c['observations']} "
-                  f"(LLR {c['llr']:.2f} in {sprt['lower']:.2f}..{sprt['upper']:.2f})")  # fmt: skip
-
-
 def cmd_ratings_show(args: argparse.Namespace) -> int:
     with open_client(args) as client:
         rows = client.get_list(f"/api/ratings/{args.game}")
@@ -582,7 +410,7 @@ def cmd_ratings_show(args: argparse.Namespace) -> int:
                 r["bot_id"],
                 round(r["elo"], 1),
                 r["matches"],
-                interval(r.get("fitted")),
+                interval(r.get("fitted"), r.get("provisional", False)),
             ]
             for i, r in enumerate(rows, start=1)
         ],
@@ -698,8 +526,8 @@ def remote_options(
 
 
 def add_commands(sub: Any) -> None:
-    """``arena bots``, ``tournaments`` and ``matches``: the JSON API of a running arena."""
-    from arena.cli.client import ORGANISER_TOKEN_ENV, OWNER_TOKEN_ENV
+    """``arena bots`` and ``matches``: the JSON API of a running arena."""
+    from arena.cli.client import OWNER_TOKEN_ENV
 
     remote = remote_options()
 
@@ -713,7 +541,7 @@ def add_commands(sub: Any) -> None:
         help="register a bot: its endpoint (the arena calls its GET / first), or --connect",
         description="Prints the owner token and the signing secret: they are shown once.",
     )
-    register.add_argument("name")
+    register.add_argument("name", help="the bot's name, unique in the arena")
     register.add_argument(
         "endpoint", metavar="URL", nargs="?", help="the bot's address, http://host:port"
     )
@@ -730,9 +558,19 @@ def add_commands(sub: Any) -> None:
     register.add_argument(
         "--owner", help="who runs it, a name or an e-mail (default: the account's name)"
     )
-    register.add_argument("--event", type=int, metavar="ID", help="enter it in an event")
+    register.add_argument(
+        "--event",
+        type=int,
+        metavar="ID",
+        help="enter it in an event (default: your account's event, when it is in exactly one)",
+    )
+    register.add_argument(
+        "--open-arena",
+        action="store_true",
+        help="register it in the open arena, outside your account's event",
+    )
     register.add_argument("--games", help="comma-separated (default: every game it declares)")
-    register.add_argument("--description")
+    register.add_argument("--description", help="a few words on the bot's pages")
     register.add_argument(
         "--signing-secret", help="choose the secret (16 to 128 printable ASCII, no spaces)"
     )
@@ -741,13 +579,13 @@ def add_commands(sub: Any) -> None:
     )
     register.set_defaults(func=cmd_bots_register)
     listing = bots_sub.add_parser("list", parents=[remote], help="every bot not deleted")
-    listing.add_argument("--game")
+    listing.add_argument("--game", help="only the bots that play this game")
     listing.add_argument("--status", help="active, disabled, paused or deleted")
     listing.set_defaults(func=cmd_bots_list)
     show = bots_sub.add_parser(
         "show", parents=[remote], help="one bot: its Elo per game and its recent faults"
     )
-    show.add_argument("id", type=int)
+    show.add_argument("id", type=int, help="the bot's id")
     show.set_defaults(func=cmd_bots_show)
     upload = bots_sub.add_parser(
         "upload",
@@ -756,15 +594,15 @@ def add_commands(sub: Any) -> None:
         description="FILE is bot.py, a .zip with bot.py at its root, or a folder with bot.py "
         "(zipped for you). The version plays a validation match before it plays for real.",
     )
-    upload.add_argument("id", type=int)
-    upload.add_argument("file", metavar="FILE")
+    upload.add_argument("id", type=int, help="the bot's id")
+    upload.add_argument("file", metavar="FILE", help="bot.py, a .zip or a folder (above)")
     upload.set_defaults(func=cmd_bots_upload)
     rotate = bots_sub.add_parser(
         "rotate",
         parents=[remote],
         help=f"new owner token and/or signing secret (its owner: ${OWNER_TOKEN_ENV})",
     )
-    rotate.add_argument("id", type=int)
+    rotate.add_argument("id", type=int, help="the bot's id")
     rotate.add_argument("--only", choices=["owner_token", "signing_secret"], help="default: both")
     rotate.add_argument("--signing-secret", help="choose the new secret")
     rotate.set_defaults(func=cmd_bots_rotate)
@@ -773,105 +611,39 @@ def add_commands(sub: Any) -> None:
         ("activate", cmd_bots_activate, "end a pause (an organiser's: only an organiser)"),
     ):
         change = bots_sub.add_parser(name, parents=[remote], help=what)
-        change.add_argument("id", type=int)
+        change.add_argument("id", type=int, help="the bot's id")
         change.set_defaults(func=func)
     rename = bots_sub.add_parser("rename", parents=[remote], help="its owner or an organiser")
-    rename.add_argument("id", type=int)
-    rename.add_argument("name")
+    rename.add_argument("id", type=int, help="the bot's id")
+    rename.add_argument("name", help="its new name")
     rename.set_defaults(func=cmd_bots_rename)
     delete = bots_sub.add_parser(
         "delete",
         parents=[remote_options(json_flag=False)],
         help="its owner or an organiser: it plays no more (its matches and ratings stay)",
     )
-    delete.add_argument("id", type=int)
+    delete.add_argument("id", type=int, help="the bot's id")
     delete.add_argument("--yes", action="store_true", help="do not ask first")
     delete.set_defaults(func=cmd_bots_delete)
-
-    tournaments = sub.add_parser(
-        "tournaments", help="list, start, show and cancel tournaments on a running server"
-    )
-    t_sub = tournaments.add_subparsers(dest="action", required=True)
-    t_list = t_sub.add_parser(
-        "list", parents=[remote], help="id, name, game, format, status and progress, newest first"
-    )
-    t_list.add_argument("--event", type=int, metavar="ID", help="an event's tournaments")
-    t_list.add_argument("--limit", type=int, default=20, help="the newest N (20; at most 100)")
-    t_list.add_argument(
-        "--watch",
-        type=float,
-        nargs="?",
-        const=2.0,
-        metavar="SECONDS",
-        help="draw it again every SECONDS (2) until Ctrl-C",
-    )
-    t_list.set_defaults(func=cmd_tournaments_list)
-    start = t_sub.add_parser(
-        "start",
-        parents=[remote],
-        help=f"start a tournament (the organiser token: ${ORGANISER_TOKEN_ENV})",
-        description="The fields of POST /api/tournaments; see its OpenAPI description.",
-    )
-    start.add_argument("game")
-    start.add_argument("--bots", metavar="IDS", help="bot ids, e.g. 1,2,3,4")
-    start.add_argument(
-        "--people", metavar="NAMES", help="people playing in the browser, e.g. Ann,Bob"
-    )
-    start.add_argument("--person-deadline", type=int, metavar="S", help="their time per decision")
-    start.add_argument(
-        "--rated", action="store_true", help="rate the matches even with people (default: not)"
-    )
-    start.add_argument(
-        "--seats", type=int, help="seats per match (default: the game's smallest table)"
-    )
-    start.add_argument("--name", help="default: the game and the format")
-    start.add_argument(
-        "--event", type=int, metavar="ID", help="an event's (its organisers: $ARENA_TOKEN)"
-    )
-    start.add_argument(
-        "--format", default=DEFAULT_FORMAT, help=f"{', '.join(FORMATS)} (default {DEFAULT_FORMAT})"
-    )
-    start.add_argument(
-        "--games-per-pairing", type=int, help="round_robin: a multiple of --seats (default: it)"
-    )
-    start.add_argument("--matches-per-bot", type=int, help="balanced and gauntlet")
-    start.add_argument("--challengers", metavar="IDS", help="gauntlet: the bots tried")
-    start.add_argument("--sprt", metavar="K=V,...", help="gauntlet's stop rule, e.g. elo1=20")
-    start.add_argument("--preset")
-    start.add_argument("--options", help="name[=json],... overriding the preset")
-    start.add_argument("--deal", help="independent (default) or duplicate")
-    start.add_argument("--seed", type=int)
-    start.add_argument("--live-view", help="public (default) or everyone")
-    start.set_defaults(func=cmd_tournaments_start)
-    t_show = t_sub.add_parser(
-        "show", parents=[remote], help="progress and standings (--json: the crosstable too)"
-    )
-    t_show.add_argument("id", type=int)
-    t_show.set_defaults(func=cmd_tournaments_show)
-    cancel = t_sub.add_parser(
-        "cancel", parents=[remote], help=f"cancel its queued matches (${ORGANISER_TOKEN_ENV})"
-    )
-    cancel.add_argument("id", type=int)
-    cancel.set_defaults(func=cmd_tournaments_cancel)
 
     matches = sub.add_parser("matches", help="list and show matches, download replays")
     m_sub = matches.add_subparsers(dest="action", required=True)
     m_list = m_sub.add_parser("list", parents=[remote], help="matches, newest first")
-    m_list.add_argument("--tournament", type=int, metavar="ID")
+    m_list.add_argument("--tournament", type=int, metavar="ID", help="a tournament's matches")
     m_list.add_argument("--bot", type=int, metavar="ID", help="a bot in any seat")
-    m_list.add_argument("--game")
+    m_list.add_argument("--game", help="one game's matches")
     m_list.add_argument("--status", help="queued, running, finished, failed or cancelled")
     m_list.add_argument("--limit", type=int, default=20, help="the newest N (20; at most 100)")
     m_list.set_defaults(func=cmd_matches_list)
     m_show = m_sub.add_parser("show", parents=[remote], help="seats, ranks, scores and faults")
-    m_show.add_argument("id", type=int)
+    m_show.add_argument("id", type=int, help="the match's id")
     m_show.set_defaults(func=cmd_matches_show)
     m_replay = m_sub.add_parser(
         "replay",
         parents=[remote_options(json_flag=False)],
         help="download a finished match's record as a replay file",
     )
-    m_replay.add_argument("id", type=int)
+    m_replay.add_argument("id", type=int, help="the match's id")
     m_replay.add_argument(
         "-o", "--output", metavar="FILE", help="default: match-ID.json; - for stdout"
     )
@@ -883,5 +655,5 @@ def add_ratings_commands(ratings_sub: Any) -> None:
     show = ratings_sub.add_parser(
         "show", parents=[remote_options()], help="a game's leaderboard on a running server"
     )
-    show.add_argument("game")
+    show.add_argument("game", help="the game's id, e.g. cactus")
     show.set_defaults(func=cmd_ratings_show)

@@ -150,6 +150,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     configure_logging(args, config, args.loglevel)
     upgraded_database(config)
     app = worker_app(config)  # every task registered
+    quiet_root_warning(app.conf.accept_content)
     if args.metrics_port:
         from arena.metrics.worker import serve_when_ready
 
@@ -165,6 +166,24 @@ def cmd_worker(args: argparse.Namespace) -> int:
         argv.append(f"--hostname={args.hostname}")
     app.worker_main(argv)
     return 0
+
+
+# Celery's words for a worker run as root (celery.platforms.ROOT_DISCOURAGED)
+ROOT_WARNING = r"You're running the worker with superuser privileges"
+
+
+def quiet_root_warning(accept_content: list[str]) -> None:
+    """Leave out Celery's warning of a worker run as root (in a container, say) when the
+    worker takes JSON messages only: what it warns of is a message unpickled as root,
+    which such a worker never does (given pickle, Celery refuses to start as root).  The
+    arena's own reason not to run a worker as root, its hosted bots' uid, is told in
+    docs/hosted.md; the image runs it as a user of its own."""
+    import warnings
+
+    from celery.exceptions import SecurityWarning
+
+    if set(accept_content) == {"json"}:
+        warnings.filterwarnings("ignore", message=ROOT_WARNING, category=SecurityWarning)
 
 
 def cmd_beat(args: argparse.Namespace) -> int:
@@ -271,10 +290,15 @@ def add_commands(sub: Any) -> None:
         "demo",
         help="start the web server, a worker and the sample bots; run a round robin per game",
     )
-    demo.add_argument("--host", default="127.0.0.1")
-    demo.add_argument("--port", type=int, default=8000)
+    demo.add_argument("--host", default="127.0.0.1", help="the web server's address (127.0.0.1)")
+    demo.add_argument("--port", type=int, default=8000, help="the web server's port (8000)")
     demo.add_argument("--games", help="comma-separated game ids (default: every game)")
-    demo.add_argument("--games-per-pairing", type=int, default=None)
+    demo.add_argument(
+        "--games-per-pairing",
+        type=int,
+        default=None,
+        help="each round robin's games per pairing (default: the seats of its table)",
+    )
     demo.add_argument("--workers", type=int, default=1, help="worker processes")
     demo.add_argument("--data-dir", help="keep the demo's database here (default: a new one)")
     demo.add_argument("--exit-when-done", action="store_true", help="do not serve afterwards")
@@ -288,8 +312,10 @@ def add_commands(sub: Any) -> None:
     demo.set_defaults(func=cmd_demo)
 
     serve = sub.add_parser("serve", help="the web server (pages and JSON API)")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="the address to listen on (127.0.0.1; 0.0.0.0: all)"
+    )
+    serve.add_argument("--port", type=int, default=8000, help="the port (8000; 0: a free one)")
     add_log_format(serve)
     serve.set_defaults(func=cmd_serve)
 
@@ -306,7 +332,9 @@ def add_commands(sub: Any) -> None:
         help="threads: many matches in this process (the default); prefork: one process "
         "per match, --concurrency of them; solo: one match at a time",
     )
-    worker.add_argument("--loglevel", default="WARNING")
+    worker.add_argument(
+        "--loglevel", default="WARNING", help="DEBUG, INFO, WARNING (the default) or ERROR"
+    )
     worker.add_argument("--hostname", help="the worker's node name (default celery@host)")
     worker.add_argument(
         "--metrics-port",
@@ -321,7 +349,9 @@ def add_commands(sub: Any) -> None:
     worker.set_defaults(func=cmd_worker)
 
     beat = sub.add_parser("beat", help="Celery beat: the rated ladder and housekeeping")
-    beat.add_argument("--loglevel", default="WARNING")
+    beat.add_argument(
+        "--loglevel", default="WARNING", help="DEBUG, INFO, WARNING (the default) or ERROR"
+    )
     add_log_format(beat)
     beat.set_defaults(func=cmd_beat)
 
@@ -333,7 +363,9 @@ def add_commands(sub: Any) -> None:
         "with the newest key of ARENA_SECRETS_KEY (after putting a new key first), so that "
         "the old key can be dropped.",
     )
-    db.add_argument("action", choices=["upgrade", "new-secrets-key", "reseal"])
+    db.add_argument(
+        "action", choices=["upgrade", "new-secrets-key", "reseal"], help="what to do (above)"
+    )
     db.add_argument(
         "--wait",
         type=float,

@@ -111,3 +111,9 @@ class Transport(filesystem.Transport):
     """kombu's file-system transport with atomic writes (see the module docstring)."""
 
     Channel = Channel
+
+    @property
+    def default_connection_params(self) -> dict[str, Any]:
+        # no host: a folder has none, and kombu's default ("localhost") came with a
+        # warning at every connection ("No hostname was supplied")
+        return {"port": self.default_port}

@@ -33,6 +33,7 @@ TASK_MODULES = (
     "arena.worker.ladder",
     "arena.worker.housekeeping",
     "arena.worker.building",
+    "arena.worker.notices",
 )
 
 # kombu's Redis transport options bounding a link to the broker
@@ -72,6 +73,9 @@ def celery_settings(config: Config) -> dict[str, Any]:
         # in one of those calls (a threads pool, a broker restarted mid-tournament)
         "worker_enable_prefetch_count_reduction": False,
         "worker_hijack_root_logger": False,
+        # what the worker prints (``arena: metrics on ...``) stays a plain line on its
+        # stdout: redirected, it was logged as a WARNING that warned of nothing
+        "worker_redirect_stdouts": False,
         "timezone": "UTC",
         "beat_schedule": {
             "ladder": {"task": "arena.ladder_round", "schedule": config.ladder_interval},
