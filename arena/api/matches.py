@@ -98,8 +98,9 @@ class MatchReplay(MethodView):
     def get(self, query: dict[str, Any], match_id: int) -> Any:
         """The replay of a finished match
 
-        Without ``seat``: the full record (format 2: seed, options, players, every step's
-        decisions, every event with its visibility, the outcome), enough to re-simulate
+        Without ``seat``: the full record (format 3, or 2 for a match recorded before
+        the time bank: seed, options, players, every step's decisions with their draws
+        on the time bank, every event with its visibility, the outcome), enough to re-simulate
         the match; it is sent as stored, gzip-compressed with ``Content-Encoding: gzip``,
         to a client whose ``Accept-Encoding`` allows it.  With ``seat=k``: exactly what
         seat k received, ``{match_id, seat, game, players, options, events, decisions}``.

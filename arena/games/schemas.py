@@ -82,6 +82,11 @@ def document(game_id: str) -> dict[str, JSON]:
                 ref("action"), "Every action allowed now; answer with exactly one of them.", 1
             ),
             "deadline_ms": integer("Milliseconds you have to answer, from the request.", 0),
+            "time_bank_ms": integer(
+                "Milliseconds left of your time bank in this match (0: none): an answer "
+                "past deadline_ms draws the overage from it instead of being a fault.",
+                0,
+            ),
         },
         {
             "request_id": {

@@ -44,7 +44,7 @@ from typing import Any
 import orjson
 
 from arena.hosted.sandbox import Sandbox
-from arena.match.exchanges import Waker, settle
+from arena.match.exchanges import Waker, act_seconds, settle
 from arena.match.faults import EXCERPT_CAP, ArenaError, BotFault, excerpt
 
 STARTUP_SECONDS = 10.0  # to load the bot and answer /start, not charged to a decision
@@ -401,7 +401,7 @@ class HostedExchange:
         self.client = client
         self.id = payload.get("decision_id")
         self._data = _line_of({"path": "/act", "body": payload})
-        self._seconds = payload.get("deadline_ms", 2000) / 1000.0 + GRACE
+        self._seconds = act_seconds(payload, GRACE)  # the deadline and the time bank
         self._core: int | None = None
         self.queued = False  # in the cores' line (Cores.take_or_queue)
         self._deadline = 0.0

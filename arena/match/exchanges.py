@@ -185,6 +185,14 @@ def settle(exchanges: Sequence[Exchange]) -> None:
         waker.close()
 
 
+def act_seconds(payload: dict[str, Any], grace: float) -> float:
+    """How long a transport waits for an ``/act`` answer: its ``deadline_ms``, what is
+    left of the seat's time bank (``time_bank_ms``: see ``arena.match.referee``) and the
+    transport's ``grace``, in seconds."""
+    bank = payload.get("time_bank_ms") or 0
+    return (payload.get("deadline_ms", 2000) + bank) / 1000.0 + grace
+
+
 class Call:
     """An in-process client's answer as an exchange: computed in the window's thread when
     first advanced; nothing to poll."""

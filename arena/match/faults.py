@@ -6,7 +6,8 @@ The kinds: ``timeout``, ``connection_refused``, ``connection_closed``,
 ``connection_error``, ``refused_address`` (the network policy), ``http_status``,
 ``redirect``, ``too_large``, ``not_json``, ``bad_answer`` (transports and referee),
 ``illegal_action`` (the referee), ``error: <Exception>`` (an in-process or hosted bot that
-raised), ``crashed`` (a hosted bot's process that ended or could not start) and
+raised), ``crashed`` (a hosted bot's process that ended or could not start), ``paused``
+(a bot the arena did not ask: paused as the match of a tournament started) and
 ``struck_out`` (a seat no longer asked).  A record keeps each fault's kind and its
 ``cause`` (``BotFault.cause``); ``fault_summary`` sums them per seat and
 ``fault_reason``/``describe_fault``/``seat_fault_reason`` say them in words (pages,
@@ -185,6 +186,8 @@ def fault_reason(fault: dict[str, Any]) -> str:
         return f"the bot raised {error}: {detail}" if detail else f"the bot raised {error}"
     if kind == "struck_out":
         return "struck out: no longer asked, the default action played"
+    if kind == "paused":  # a paused bot's seat in a tournament (arena.worker.lifecycle)
+        return "not asked: the bot was paused, its seat played the default actions"
     if kind == "crashed":  # a hosted bot's process (arena.hosted.client)
         return f"the bot's process crashed: {detail}" if detail else "the bot's process crashed"
     return f"{kind}: {detail}" if detail else kind

@@ -40,7 +40,7 @@ import orjson
 
 from arena import __version__
 from arena.match.answers import MAX_ANSWER_BYTES, Response, ResponseParser
-from arena.match.exchanges import Waker, settle
+from arena.match.exchanges import Waker, act_seconds, settle
 from arena.match.faults import BotFault, excerpt
 from arena.match.pools import CONNECT_TIMEOUT, Connection, EndpointPool, _connect_fault
 
@@ -437,9 +437,9 @@ class HttpClient:
 
     def begin_act(self, payload: dict[str, Any]) -> HttpExchange:
         """The exchange of an ``/act``, for the referee to settle with the rest of its
-        window; its deadline is ``deadline_ms`` and the network's grace."""
-        seconds = payload.get("deadline_ms", 2000) / 1000.0 + DEADLINE_GRACE
-        return self.begin("/act", payload, seconds)
+        window; it waits ``deadline_ms``, what is left of the seat's time bank and the
+        network's grace."""
+        return self.begin("/act", payload, act_seconds(payload, DEADLINE_GRACE))
 
     def end(self, info: dict[str, Any]) -> None:
         self.finish(self.begin("/end", info, CONTROL_TIMEOUT))

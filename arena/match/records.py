@@ -8,7 +8,10 @@ JSON takes 5-6 KB on disk, and the API serves the stored bytes as they are, with
 
 Format 1 (the first release) stored each step as ``{"answers": {seat: action},
 "decisions": [...]}`` with every action twice and ``"default": false, "fault": null`` on
-every decision; ``upgrade`` turns it into format 2 (see ``arena.match.referee``).
+every decision; format 2 stored each step as the list of its decisions; format 3 (see
+``arena.match.referee``) adds the time bank: ``"time_bank_ms"`` (absent: none) and, on a
+decision that drew on it, ``"bank_ms"``.  ``upgrade`` turns the older formats into the
+current one (a match played before the bank had none).
 """
 
 from __future__ import annotations
@@ -37,19 +40,22 @@ def decode(data: bytes) -> dict[str, Any]:
 
 
 def upgrade(record: dict[str, Any]) -> dict[str, Any]:
-    """The record in the current format (format 1 records are converted)."""
-    if record.get("format", 1) == RECORD_FORMAT:
+    """The record in the current format (formats 1 and 2 are converted)."""
+    version = record.get("format", 1)
+    if version == RECORD_FORMAT:
         return record
-    if record.get("format", 1) != 1:
+    if version not in (1, 2):
         raise ValueError(f"unknown match record format {record.get('format')!r}")
-    steps = [
-        [
-            {k: v for k, v in d.items() if k != "default" and v is not None}
-            for d in step["decisions"]
+    if version == 1:
+        steps = [
+            [
+                {k: v for k, v in d.items() if k != "default" and v is not None}
+                for d in step["decisions"]
+            ]
+            for step in record["steps"]
         ]
-        for step in record["steps"]
-    ]
-    return {**record, "format": RECORD_FORMAT, "steps": steps}
+        record = {**record, "steps": steps}
+    return {**record, "format": RECORD_FORMAT}
 
 
 def answers(step: list[dict[str, Any]]) -> dict[int, Action]:

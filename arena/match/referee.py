@@ -14,17 +14,27 @@ slowness never costs another seat a strike or changes its latency.
 
 The match record holds everything needed to re-simulate the match (seed, options,
 players, every applied answer) plus what happened (events with their visibility, each
-decision's latency and fault, the outcome).  It is compact (format 2): a step is the
+decision's latency and fault, the outcome).  It is compact (format 3): a step is the
 list of its decisions, each ``{"seat", "kind", "action", "latency_ms"}`` plus ``"fault"``
-and its ``"cause"`` (``BotFault.cause``) when the default action was played, and
-``"memo"`` when the bot left one; the answers applied at a step are the decisions'
-actions, stored once.  A seat that struck out is no longer asked: its decisions have a
-fault and no latency.
+and its ``"cause"`` (``BotFault.cause``) when the default action was played, ``"memo"``
+when the bot left one, and ``"bank_ms"`` when the decision drew on its seat's time bank;
+the answers applied at a step are the decisions' actions, stored once.  A seat that
+struck out is no longer asked: its decisions have a fault and no latency.  Format 3 adds
+the time bank to format 2: ``"time_bank_ms"``, each seat's bank, absent for none.
+
+The time bank (a tournament's ``time_bank_ms``) is each seat's time, per match, to draw
+on past its decisions' deadlines.  Every ``/act`` tells the bot what is left of it
+(``"time_bank_ms"``, 0 without a bank) and the transports wait ``deadline_ms`` plus that
+(plus their network grace) before calling a decision a timeout.  A decision answered past
+``deadline_ms`` draws the overage from the bank, in whole milliseconds rounded up, and is
+no fault; a timeout empties what was left.  The bank never changes what is played: a
+record re-simulates from its answers alone.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 import random
 import threading
 import time
@@ -46,7 +56,7 @@ from arena.games.policy import Policy
 from arena.match.exchanges import Call, Client, Exchange, settle
 from arena.match.faults import EXCERPT_CAP, ArenaError, BotFault, excerpt
 
-RECORD_FORMAT = 2
+RECORD_FORMAT = 3
 MEMO_CAP = 256  # characters of a bot's memo kept in the replay
 DEBUG_CAP = 2048  # characters of a bot's private debug text kept per decision
 LOG_CAP = 65536  # characters of a seat's private log kept per match
@@ -80,6 +90,28 @@ class PolicyClient:
         pass
 
 
+class WithheldClient:
+    """A seat whose bot the arena does not ask (it was paused when the match started):
+    each request is the fault ``paused`` at once, so the seat plays on default actions,
+    forfeits, and the others play their match as against any bot that forfeits."""
+
+    def __init__(self, name: str, detail: str = "the bot is paused"):
+        self.name = name
+        self.detail = detail
+
+    def start(self, info: dict[str, Any]) -> None:
+        pass
+
+    def act(self, payload: dict[str, Any]) -> Any:
+        raise BotFault("paused", self.detail)
+
+    def end(self, info: dict[str, Any]) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
 def policy_rng(seed: int, seat: int) -> random.Random:
     """The generator of an in-process policy: fixed by the match seed and the seat."""
     return random.Random(f"policy:{seed}:{seat}")
@@ -96,6 +128,9 @@ class MatchRecord:
     events: list[dict[str, Any]] = field(default_factory=list)
     outcome: dict[str, Any] | None = None
     strikes: list[int] = field(default_factory=list)
+    # the time bank each seat started with (None: no bank), and what each has left
+    time_bank_ms: int | None = None
+    banks: list[int] = field(default_factory=list)
     # each seat's private log (not in the replay: only its owner and the organisers see
     # it): entries {"step", "decision_id", "debug", "stderr"}, "step" null for what the
     # bot wrote as it started or ended
@@ -124,7 +159,7 @@ class MatchRecord:
         self.log_used[seat] = used
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        record = {
             "format": RECORD_FORMAT,
             "match_id": self.match_id,
             "game": self.game,
@@ -136,15 +171,24 @@ class MatchRecord:
             "outcome": self.outcome,
             "strikes": self.strikes,
         }
+        if self.time_bank_ms:
+            record["time_bank_ms"] = self.time_bank_ms
+        return record
 
 
 class Referee:
     def __init__(
-        self, max_strikes: int = 3, deadline_ms: int = 2000, time_limit: float | None = None
+        self,
+        max_strikes: int = 3,
+        deadline_ms: int = 2000,
+        time_limit: float | None = None,
+        time_bank_ms: int | None = None,
     ):
         self.max_strikes = max_strikes
         self.deadline_ms = deadline_ms
         self.time_limit = time_limit  # seconds a match may take; None: no limit
+        # each seat's time per match past its deadlines (None or 0: no bank)
+        self.time_bank_ms = time_bank_ms or None
 
     def run(
         self,
@@ -172,6 +216,8 @@ class Referee:
             options=options_json,
             players=[c.name for c in clients],
             strikes=[0] * len(clients),
+            time_bank_ms=self.time_bank_ms,
+            banks=[self.time_bank_ms or 0] * len(clients),
         )
         for seat, client in enumerate(clients):
             _quietly(
@@ -231,6 +277,7 @@ class Referee:
                 "view": game.view(state, r.seat),
                 "legal_actions": r.legal_actions,
                 "deadline_ms": (deadlines_ms and deadlines_ms[r.seat]) or self.deadline_ms,
+                "time_bank_ms": record.banks[r.seat],
             }
             for r in asked
         }
@@ -262,6 +309,9 @@ class Referee:
                     "action": action,
                     "latency_ms": round(latency_ms, 3),
                 }
+                drawn = _draw(record, r.seat, payloads[r.seat]["deadline_ms"], latency_ms, fault)
+                if drawn:
+                    decision["bank_ms"] = drawn
                 if fault is not None:
                     record.strikes[r.seat] += 1
                     decision["action"] = r.default_action
@@ -303,6 +353,23 @@ class Referee:
         result["struck_out"] = [seat for seat in seats if struck_out[seat]]
         result["forfeited"] = [seat for seat in seats if forfeited[seat]]
         return result
+
+
+def _draw(
+    record: MatchRecord, seat: int, deadline_ms: int, latency_ms: float, fault: BotFault | None
+) -> int:
+    """What a decision draws on its seat's bank (taken from it): the time past its
+    deadline, rounded up to the millisecond, as far as the bank goes; all that is left
+    for a timeout (the transport waited the whole bank)."""
+    left = record.banks[seat]
+    if not left:
+        return 0
+    if fault is not None and fault.kind == "timeout":
+        drawn = left
+    else:
+        drawn = min(left, max(0, math.ceil(latency_ms - deadline_ms)))
+    record.banks[seat] = left - drawn
+    return drawn
 
 
 def _exchange(client: Client, payload: dict[str, Any]) -> Exchange:

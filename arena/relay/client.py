@@ -34,7 +34,7 @@ from typing import Any
 
 import orjson
 
-from arena.match.exchanges import Waker, settle
+from arena.match.exchanges import Waker, act_seconds, settle
 from arena.match.faults import BotFault
 from arena.match.http_client import CONTROL_TIMEOUT, DEADLINE_GRACE, HttpClient, HttpExchange
 from arena.match.pools import Pools
@@ -332,8 +332,7 @@ class RelayClient:
         return RelayExchange(self, path, payload, seconds)
 
     def begin_act(self, payload: dict[str, Any]) -> RelayExchange:
-        seconds = payload.get("deadline_ms", 2000) / 1000.0 + DEADLINE_GRACE
-        return self.begin("/act", payload, seconds)
+        return self.begin("/act", payload, act_seconds(payload, DEADLINE_GRACE))
 
     def start(self, info: dict[str, Any]) -> None:
         self.finish(self.begin("/start", info, CONTROL_TIMEOUT))

@@ -43,7 +43,7 @@ def perspectives_of(record: dict[str, Any], seat: int | None) -> dict[str, dict[
 
 
 def render(record: dict[str, Any], seat: int | None = None) -> str:
-    """The page of one match record (format 2), optionally from one seat only."""
+    """The page of one match record (format 3), optionally from one seat only."""
     environment = Environment(
         loader=PackageLoader("arena.web", "templates"), autoescape=select_autoescape()
     )

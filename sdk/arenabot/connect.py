@@ -50,7 +50,7 @@ from arenabot.protocol import (
     SDK_VERSION,
     signed_headers,
 )
-from arenabot.service import SECRET_ENV, BotService, _encode, _parse
+from arenabot.service import SECRET_ENV, BotService, Notices, _encode, _parse
 
 SERVER_ENV = "ARENA_SERVER"  # the arena's address (the arena's own command line reads it too)
 BOT_ID_ENV = "ARENA_BOT_ID"  # the bot's id at the arena: its being set selects connect mode
@@ -197,14 +197,21 @@ class ConnectClient:
             )
         if isinstance(bot_id, bool) or not isinstance(bot_id, int) or bot_id < 0:
             raise ConnectError(f"the bot id is the bot's number at the arena, not {bot_id!r}")
-        self.service = BotService(as_bot(bot), secret=secret, max_skew=max_skew, threads=threads)
+        self._write = stderr or _stderr
+        # the requests it refuses and the answers it gives late are said where the rest is
+        self.service = BotService(
+            as_bot(bot),
+            secret=secret,
+            max_skew=max_skew,
+            threads=threads,
+            notices=Notices(self._say),
+        )
         self.bot = self.service.bot
         self.bot_id = bot_id
         self.secret = secret
         self.verbose = verbose
         self.start_wait = start_wait
         self.backoff_cap = backoff_cap
-        self._write = stderr or _stderr
         parts = urlsplit(url.strip())
         try:
             port = parts.port
@@ -388,10 +395,10 @@ class ConnectClient:
         """What the session's refusal means: ``ConnectError`` for one that trying again
         will not change, else the words for one that may pass (a 5xx, a 429)."""
         status, bot_id = answer.status, self.bot_id
+        kind = answer.content_type.split(";")[0].strip() or "no content type"
         not_arena = (
-            f"{self.url} does not answer as an arena (POST {self.prefix}{SESSION_PATH}: "
-            f"HTTP {status}, {answer.content_type or 'no content type'}): check the "
-            f"address (--connect or ${SERVER_ENV})"
+            f"{self.url} is not an arena: POST {self.prefix}{SESSION_PATH} answered "
+            f"HTTP {status} ({kind}); check the address (--connect or ${SERVER_ENV})"
         )
         if 300 <= status < 400:
             where = answer.response.getheader("Location") or "elsewhere"
@@ -401,7 +408,10 @@ class ConnectClient:
             )
         if status >= 500 or status == 429:
             return f"the arena at {self.url} answers HTTP {status} ({answer.message})"
-        if answer.payload is None:
+        payload = answer.payload
+        # the arena's refusals are its API's errors, {"code", "status", "message"}: a
+        # web server, or another bot's endpoint, answering 404 (or 401...) is no arena
+        if payload is None or payload.get("code") != status or "message" not in payload:
             raise ConnectError(not_arena)
         if status == 401:
             raise ConnectError(
@@ -539,7 +549,9 @@ class ConnectClient:
         path = item["path"]
         raw = item["body"].encode("utf-8", "surrogatepass")
         if len(raw) > MAX_BODY:
-            checked: Any = (413, _encode({"error": f"the body is larger than {MAX_BODY} bytes"}))
+            too_large = f"the body is larger than {MAX_BODY} bytes"
+            self.service.notices.refused(f"POST {path}", "body", too_large)
+            checked: Any = (413, _encode({"error": too_large}))
         else:
             checked = self.service.check(
                 path, _text(item.get("timestamp")), _text(item.get("signature")), raw

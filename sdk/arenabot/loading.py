@@ -53,6 +53,8 @@ def bot_named(module: ModuleType, attr: str, spec: str) -> Bot:
         except Exception as exc:  # arguments missing, or the bot's own constructor failed
             raise UsageError(f"{spec} could not be made: {_said(exc)}") from None
     try:
+        if inspect.isfunction(obj) and _takes_two(obj):
+            return as_bot(obj, **module_info(module))
         return as_bot(obj)
     except TypeError as exc:
         raise UsageError(f"{spec} is not a bot: {exc}") from None
@@ -127,19 +129,50 @@ def _shown(filename: str | None) -> str:
     return filename if relative.startswith("..") else relative
 
 
+# a function bot's module declares what ``run(act, name=NAME, games=GAMES, ...)`` is given
+# (as the starters of ``python -m arenabot new`` do): module name -> (keyword, type)
+MODULE_INFO = {
+    "NAME": ("name", str),
+    "AUTHOR": ("author", str),
+    "VERSION": ("version", str),
+    "GAMES": ("games", list | tuple),
+    "THREAD_SAFE": ("thread_safe", bool),
+}
+
+
+def module_info(module: ModuleType) -> dict[str, object]:
+    """What a function bot's module declares about it (``MODULE_INFO``: its ``NAME``,
+    ``GAMES``...), as the keywords of ``as_bot``; a value of the wrong type is left out."""
+    info: dict[str, object] = {}
+    for variable, (keyword, kind) in MODULE_INFO.items():
+        value = getattr(module, variable, None)
+        if isinstance(value, kind):
+            if keyword == "games":
+                if not all(isinstance(g, str) for g in value):  # type: ignore[attr-defined]
+                    continue
+                value = list(value)  # type: ignore[call-overload]
+            info[keyword] = value
+    return info
+
+
+def _takes_two(function: object) -> bool:
+    try:
+        inspect.signature(function).bind(None, None)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def bots_in(module: ModuleType) -> list[str]:
-    """The names in a module that would make a bot: Bot subclasses and instances, and
-    functions of (view, legal_actions), defined there."""
+    """The names in a module that are bots: Bot subclasses and instances defined there,
+    and a function ``act(view, legal_actions)``; not the helpers a bot calls."""
     names = []
     for name, value in vars(module).items():
         if name.startswith("_") or getattr(value, "__module__", None) != module.__name__:
             continue
-        if isinstance(value, Bot) or (isinstance(value, type) and issubclass(value, Bot)):
-            names.append(name)
-        elif inspect.isfunction(value):
-            try:
-                inspect.signature(value).bind(None, None)
-            except TypeError:
-                continue
+        kind = value if isinstance(value, type) else type(value)
+        if issubclass(kind, Bot) and (kind.act is not Bot.act or kind.on_act is not Bot.on_act):
+            names.append(name)  # a bot that decides (a base class with no act is not one)
+        elif name == "act" and inspect.isfunction(value) and _takes_two(value):
             names.append(name)
     return names

@@ -7,7 +7,7 @@ the tournaments) installed next to the SDK, of which it uses one module, the int
 ``arena.match.local``::
 
     python -m arenabot.local mybot:MyBot --game cactus --matches 20 --opponents random,heuristic
-    python -m arenabot.local bot.py:act                    # the one game the bot declares
+    python -m arenabot.local bot.py:act                    # the first game the bot declares
     python -m arenabot.local http://127.0.0.1:9000 --game cactus --secret "$SECRET"
     python -m arenabot.local bot.py:act --game cactus --concurrent 4
 
@@ -104,7 +104,12 @@ class LocalResult:
 
 class BotClient:
     """A ``Bot`` behind the referee's client interface, through JSON as over HTTP; called
-    one at a time, as the SDK's server calls it, unless it is thread-safe."""
+    one at a time, as the SDK's server calls it, unless it is thread-safe.
+
+    The referee turns a bot's exception into a fault quietly; the first one's traceback
+    is shown (on stderr), since it is a bug to fix, and the others are counted
+    (``errors``): the same bug in every match is one traceback and a count, not one
+    traceback per decision."""
 
     def __init__(self, bot: Bot, name: str):
         self.bot = bot
@@ -112,36 +117,40 @@ class BotClient:
         self.lock: contextlib.AbstractContextManager[Any] = (
             contextlib.nullcontext() if bot.thread_safe else threading.Lock()
         )
+        self.errors = 0  # exceptions the bot raised
+        self._errors_lock = threading.Lock()
 
     def start(self, info: dict[str, Any]) -> None:
         with self.lock:
-            _loudly(self.bot.start, _wire(info))
+            self._loudly(self.bot.start, _wire(info))
 
     def act(self, payload: dict[str, Any]) -> Any:
         with self.lock:
-            return _wire(make_answer(_loudly(self.bot.on_act, _wire(payload))))
+            return _wire(make_answer(self._loudly(self.bot.on_act, _wire(payload))))
 
     def end(self, info: dict[str, Any]) -> None:
         with self.lock:
-            _loudly(self.bot.end, _wire(info))
+            self._loudly(self.bot.end, _wire(info))
 
     def close(self) -> None:
         pass
+
+    def _loudly(self, call: Callable[[dict[str, Any]], Any], arg: dict[str, Any]) -> Any:
+        try:
+            return call(arg)
+        except Exception:
+            with self._errors_lock:
+                self.errors += 1
+                first = self.errors == 1
+            if first:
+                print(f"{self.name} raised an exception (a fault):", file=sys.stderr)
+                traceback.print_exc()
+            raise
 
 
 def _wire(value: Any) -> Any:
     """``value`` as the other side of an HTTP request would read it."""
     return json.loads(json.dumps(value, allow_nan=False))
-
-
-def _loudly(call: Callable[[dict[str, Any]], Any], arg: dict[str, Any]) -> Any:
-    """The referee turns a bot's exception into a fault quietly; show it, as the HTTP
-    server does, since it is a bug to fix."""
-    try:
-        return call(arg)
-    except Exception:
-        traceback.print_exc()
-        raise
 
 
 def _labels(names: Sequence[str]) -> list[str]:
@@ -173,9 +182,10 @@ def play(
     ``concurrent`` matches at once: see the module's docstring.
 
     ``bot`` is a ``Bot``, a function ``act(view, legal_actions)``, or the URL of a bot
-    already running (signed with ``secret`` if it has one).  ``game`` defaults to the one
-    game the bot declares; ``opponents`` to ``"random"`` in as few seats as the game
-    allows.  Every argument is checked before the first match (``UsageError``).
+    already running (signed with ``secret`` if it has one).  ``game`` defaults to the
+    first game the bot declares, and must be one of them when it declares any;
+    ``opponents`` to ``"random"`` in as few seats as the game allows.  Every argument
+    is checked before the first match (``UsageError``).
 
     Match ``m`` uses seed ``seed + m`` and seats rotate so every entry plays every seat
     equally often.  Prints a summary table unless ``quiet``; returns the standings and
@@ -254,6 +264,14 @@ class LocalMatches:
         for m, record in enumerate(records):
             result.records.append(record)
             _tally(record, _seating(m, n_players), standings)
+        for entry in self.entries:
+            errors = getattr(entry, "errors", 0)
+            if errors > 1:
+                print(
+                    f"{entry.name} raised {errors} exceptions in all (the first one's "
+                    "traceback is above)",
+                    file=sys.stderr,
+                )
         if not quiet:
             print(result.table(), file=out or sys.stdout)
             if self.concurrent > 1:
@@ -342,11 +360,17 @@ def prepare(
         declared, name = list(bot.games), bot.name
     try:
         try:
-            engine = get_game(game if game is not None else _only_game(declared, name))
+            engine = get_game(game if game is not None else _first_game(declared, name))
             if http is not None and engine.id not in declared:
                 raise UsageError(
                     f"bot {http.endpoint} does not play {engine.id} (it plays "
                     f"{', '.join(declared) or 'nothing'})"
+                )
+            if http is None and declared and engine.id not in declared:
+                # it would fail every decision: one line now, not a fault per decision
+                raise UsageError(
+                    f"{name} does not play {engine.id} (it declares {', '.join(declared)}): "
+                    f"give --game {declared[0]}, or add {engine.id} to its games"
                 )
             if opponents is None:
                 opponents = [DEFAULT_OPPONENT] * (engine.min_players - 1)
@@ -388,13 +412,12 @@ def prepare(
     )
 
 
-def _only_game(declared: Sequence[str], name: str) -> str:
-    """The game to play when none is named: the one the bot declares."""
-    if len(declared) == 1:
-        return declared[0]
+def _first_game(declared: Sequence[str], name: str) -> str:
+    """The game to play when none is named: the first the bot declares (a function
+    bot's module declares them in ``GAMES``, a ``Bot`` in its ``games``)."""
     if not declared:
         raise UsageError(f"name the game with --game ({name} declares no games)")
-    raise UsageError(f"name the game with --game ({name} plays {', '.join(declared)})")
+    return declared[0]
 
 
 def _http_bot(
@@ -501,7 +524,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "act(view, legal_actions)), or the URL of a running bot",
     )
     parser.add_argument(
-        "--game", help="cactus, cactus-game, president... (default: the one the bot declares)"
+        "--game",
+        help="cactus, cactus-game, president... (default: the first the bot declares: a "
+        "function bot's GAMES, a Bot's games)",
     )
     parser.add_argument(
         "--opponents",

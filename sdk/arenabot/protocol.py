@@ -45,7 +45,15 @@ REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
 
 
 class SignatureError(Exception):
-    """A request whose signature or timestamp does not check out (answered with 401)."""
+    """A request whose signature or timestamp does not check out (answered with 401).
+    ``kind`` says which check: ``"unsigned"`` (a header missing), ``"timestamp"`` (a
+    malformed one), ``"clock"`` (too far from the bot's clock, or too old to tell a
+    replay), ``"signature"`` (the secret differs), ``"replay"`` (a request id seen
+    already)."""
+
+    def __init__(self, message: str, kind: str = "signature"):
+        super().__init__(message)
+        self.kind = kind
 
 
 def sign(secret: str, timestamp: int | str, body: bytes) -> str:
@@ -79,14 +87,14 @@ def verify(
     A request that passes may still be a replay of one seen in the last ``max_skew``
     seconds: give its ``request_id`` to a ``ReplayGuard`` too (the SDK's server does)."""
     if not timestamp or not signature:
-        raise SignatureError(f"missing {TIMESTAMP_HEADER} or {SIGNATURE_HEADER} header")
+        raise SignatureError(f"missing {TIMESTAMP_HEADER} or {SIGNATURE_HEADER} header", "unsigned")
     if not isinstance(signature, str):
-        raise SignatureError(f"{SIGNATURE_HEADER} must be text")
+        raise SignatureError(f"{SIGNATURE_HEADER} must be text", "unsigned")
     seconds = parse_timestamp(timestamp)
     current = time.time() if now is None else now
     if abs(current - seconds) > max_skew:
         raise SignatureError(
-            f"{TIMESTAMP_HEADER} is more than {max_skew:g} s away from the bot's clock"
+            f"{TIMESTAMP_HEADER} is more than {max_skew:g} s away from the bot's clock", "clock"
         )
     expected = sign(secret, str(timestamp).strip(), body).encode("ascii")
     # bytes, not str: compare_digest refuses non-ASCII str, and a header may hold anything
@@ -101,19 +109,23 @@ def parse_timestamp(timestamp: str | int | None) -> int:
         if 0 <= timestamp < 10**MAX_TIMESTAMP_DIGITS:
             return timestamp
         raise SignatureError(
-            f"{TIMESTAMP_HEADER} must be unix seconds of at most {MAX_TIMESTAMP_DIGITS} digits"
+            f"{TIMESTAMP_HEADER} must be unix seconds of at most {MAX_TIMESTAMP_DIGITS} digits",
+            "timestamp",
         )
     if timestamp is None or timestamp == "":
-        raise SignatureError(f"missing {TIMESTAMP_HEADER} header")
+        raise SignatureError(f"missing {TIMESTAMP_HEADER} header", "unsigned")
     if not isinstance(timestamp, str):
-        raise SignatureError(f"{TIMESTAMP_HEADER} must be text")
+        raise SignatureError(f"{TIMESTAMP_HEADER} must be text", "timestamp")
     text = timestamp.strip()
     if not (text.isascii() and text.isdigit()):
-        raise SignatureError(f"{TIMESTAMP_HEADER} must be unix seconds as a decimal integer")
+        raise SignatureError(
+            f"{TIMESTAMP_HEADER} must be unix seconds as a decimal integer", "timestamp"
+        )
     if len(text) > MAX_TIMESTAMP_DIGITS:
         raise SignatureError(
             f"{TIMESTAMP_HEADER} must be unix seconds as a decimal integer of at most "
-            f"{MAX_TIMESTAMP_DIGITS} digits"
+            f"{MAX_TIMESTAMP_DIGITS} digits",
+            "timestamp",
         )
     return int(text)
 
@@ -150,9 +162,13 @@ class ReplayGuard:
     ) -> None:
         """Accept ``request_id`` (and remember it) or raise SignatureError saying why."""
         if not isinstance(request_id, str) or not request_id:
-            raise SignatureError(f"a signed request must carry a {REQUEST_ID_FIELD} (text)")
+            raise SignatureError(
+                f"a signed request must carry a {REQUEST_ID_FIELD} (text)", "replay"
+            )
         if len(request_id) > MAX_REQUEST_ID:
-            raise SignatureError(f"{REQUEST_ID_FIELD} is longer than {MAX_REQUEST_ID} characters")
+            raise SignatureError(
+                f"{REQUEST_ID_FIELD} is longer than {MAX_REQUEST_ID} characters", "replay"
+            )
         seconds = parse_timestamp(timestamp)
         current = time.time() if now is None else now
         with self._lock:
@@ -161,15 +177,19 @@ class ReplayGuard:
             if current - seconds > self.window:
                 raise SignatureError(
                     f"{TIMESTAMP_HEADER} is more than {self.window:g} s old: "
-                    "too old to tell a replay"
+                    "too old to tell a replay",
+                    "clock",
                 )
             if self._floor is not None and seconds <= self._floor:
                 raise SignatureError(
                     f"{TIMESTAMP_HEADER} is older than the bot's memory of request ids: "
-                    "too old to tell a replay"
+                    "too old to tell a replay",
+                    "replay",
                 )
             if request_id in self._seen:
-                raise SignatureError("replayed request: this request_id was already accepted")
+                raise SignatureError(
+                    "replayed request: this request_id was already accepted", "replay"
+                )
             self._seen[request_id] = seconds
             heapq.heappush(self._by_time, (seconds, request_id))
             while len(self._seen) > self.max_ids:

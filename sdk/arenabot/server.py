@@ -384,6 +384,7 @@ class BotServer(BotService):
         if head.method == "GET":
             if head.path == "/":
                 return self._info()
+            self.notices.refused(f"GET {head.path}", "path", "no such path")
             return HTTPStatus.NOT_FOUND, _encode({"error": f"no such path: {head.path}"})
         headers = head.headers
         return self.check(

@@ -409,9 +409,13 @@ def _free_port() -> int:
          "games [cactus,president], capacity 1, apiversion 1"),
         ("down", "cannot reach the arena at http://127.0.0.1:{port}: connection refused "
          "(tried for 0.3 s)"),
-        ("not an arena", "http://127.0.0.1:{port} does not answer as an arena (POST "
-         "/api/connect/session: HTTP 404, text/html): check the address (--connect or "
-         "$ARENA_SERVER)"),
+        ("not an arena", "http://127.0.0.1:{port} is not an arena: POST "
+         "/api/connect/session answered HTTP 404 (text/html); check the address (--connect "
+         "or $ARENA_SERVER)"),
+        # a JSON 404 of some other server (here a bot's own endpoint) is no arena either
+        ("a bot's endpoint", "http://127.0.0.1:{port} is not an arena: POST "
+         "/api/connect/session answered HTTP 404 (application/json); check the address "
+         "(--connect or $ARENA_SERVER)"),
     ],
 )  # fmt: skip
 def test_a_refused_or_unreachable_session_is_one_line_and_status_2(
@@ -420,6 +424,7 @@ def test_a_refused_or_unreachable_session_is_one_line_and_status_2(
     options: dict[str, Any] = {}
     port = 0
     other: ThreadingHTTPServer | None = None
+    endpoint: BotServer | None = None
     if setup == "wrong secret":
         options["secret"] = "not-the-bots-secret"
     elif setup == "down":
@@ -430,6 +435,11 @@ def test_a_refused_or_unreachable_session_is_one_line_and_status_2(
         threading.Thread(target=other.serve_forever, daemon=True).start()
         port = other.server_address[1]
         options["url"] = f"http://127.0.0.1:{port}"
+    elif setup == "a bot's endpoint":
+        endpoint = make_server(as_bot(first_legal), "127.0.0.1", 0, secret=SECRET)
+        endpoint.serve_in_background()
+        port = endpoint.port
+        options["url"] = endpoint.url
     else:
         message = {"404": "no such bot", "409": "an endpoint", "400": "not registered for cactus"}
         arena.refuse_session = (int(setup), {"code": int(setup), "message": message[setup]})
@@ -440,6 +450,8 @@ def test_a_refused_or_unreachable_session_is_one_line_and_status_2(
         if other is not None:
             other.shutdown()
             other.server_close()
+        if endpoint is not None:
+            endpoint.close()
     final = "arenabot: " + words.replace("{port}", str(port))
     if setup == "down":  # a first line says it is trying again
         assert running.lines[0].endswith(": trying again")

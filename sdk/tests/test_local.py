@@ -160,14 +160,14 @@ def test_the_defaults_are_valid_for_every_game(game: str, players: int) -> None:
     )
 
 
-def test_the_game_must_be_named_when_the_bot_declares_none_or_several() -> None:
+def test_the_game_must_be_named_when_the_bot_declares_none() -> None:
     class Several(Recorder):
-        games = ["cactus", "president"]
+        games = ["president", "cactus"]
 
     with pytest.raises(UsageError, match=r"--game \(recorder declares no games\)"):
         play(Recorder(), quiet=True)
-    with pytest.raises(UsageError, match=r"--game \(recorder plays cactus, president\)"):
-        play(Several(), quiet=True)
+    # several: the first it declares
+    assert play(Several(), matches=1, quiet=True, options=_short("president")).game == "president"
 
 
 def test_a_missing_arena_package_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -206,3 +206,59 @@ def test_the_command_line(
 def _short(game: str) -> dict[str, Any]:
     """Options that keep a test match short."""
     return {"cactus": {"rounds": 1}, "cactus-game": {"target": 2}, "president": {"rounds": 1}}[game]
+
+
+# -- the starter of ``python -m arenabot new``, as its author first runs it ------------------
+@pytest.fixture
+def starter(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    from arenabot.starters import write
+
+    write("cactus", str(tmp_path / "mybot"), None)
+    monkeypatch.chdir(tmp_path / "mybot")
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.setitem(sys.modules, "bot", None)  # each test imports its own bot.py
+    return tmp_path / "mybot"
+
+
+def test_the_starter_plays_the_game_its_module_declares_without_game(
+    starter: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["bot.py:act", "--matches", "1", "--options", '{"rounds": 1}']) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("cactus: 2 players, 1 matches") and "\nmybot " in out  # its NAME
+    assert err == ""
+
+
+def test_a_game_the_starter_does_not_play_is_one_line_and_status_2(
+    starter: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["bot.py:act", "--game", "president", "--opponents", "random,random"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == (
+        "python -m arenabot.local: error: mybot does not play president (it declares "
+        "cactus): give --game cactus, or add president to its games\n"
+    )
+
+
+def test_only_bots_are_listed_not_the_helpers_they_call(
+    starter: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["bot.py:MyBot"]) == 2  # the starter's helpers take (view, legal_actions)
+    assert capsys.readouterr().err.endswith("bot.py has no 'MyBot'; bots in it: act\n")
+
+
+def test_an_exception_in_act_is_one_traceback_and_a_count(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "raising.py").write_text(
+        "GAMES = ['cactus']\n"
+        "def act(view, legal_actions):\n"
+        "    raise KeyError('the key I forgot')\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    assert main(["raising.py:act", "--matches", "3", "--options", '{"rounds": 1}']) == 0
+    err = capsys.readouterr().err
+    assert err.count("Traceback") == 1 and "KeyError: 'the key I forgot'" in err
+    assert err.endswith("raising raised 9 exceptions in all (the first one's traceback is above)\n")

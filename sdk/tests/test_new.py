@@ -44,7 +44,8 @@ def test_the_starter_plays_a_local_match_with_no_fault(game: str, tmp_path: Path
     assert played.returncode == 0, played.stderr
     assert played.stderr == ""  # no traceback, no warning
     rows = {line.split()[0]: line.split() for line in played.stdout.splitlines()[2:]}
-    assert rows["bot"][1] == "3" and rows["bot"][-2] == "0", played.stdout  # matches, faults
+    # the bot is named by its module's NAME, as when it is served
+    assert rows["mybot"][1] == "3" and rows["mybot"][-2] == "0", played.stdout  # matches, faults
 
 
 def test_the_starter_serves_itself_with_its_name_and_game(tmp_path: Path) -> None:

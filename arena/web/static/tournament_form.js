@@ -26,10 +26,12 @@
     const challenger = (row) => row.querySelector("input[name=challenger_ids]");
     const eventSelect = document.getElementById("event-select"); // only for an event's organisers
     const eventId = () => (eventSelect ? eventSelect.value : "");
-    // a bot of the chosen game and of the chosen event (or of none: the open arena)
+    // a bot of the chosen game and of the chosen event (or of none: the open arena); a
+    // reference bot (a house bot, or one an organiser offers) is offered to every event
+    const offered = (row) => row.dataset.reference === "1" && eventId() !== "";
     const playsGame = (row) =>
       JSON.parse(row.dataset.games || "[]").includes(gameSelect.value) &&
-      (row.dataset.event || "") === eventId();
+      ((row.dataset.event || "") === eventId() || offered(row));
 
     // -------------------------------------------------------------- the game's options
     // One field per option of the chosen game, built from the list embedded in the page.
@@ -427,6 +429,7 @@
       });
       if (Object.keys(options).length) payload.options = options;
       if (String(data.get("seed") || "").trim() !== "") payload.seed = Number(data.get("seed"));
+      putNumber(payload, "time_bank_ms", document.getElementById("time-bank-input"));
       if (data.get("live_everyone")) payload.live_view = "everyone";
       const people = String(data.get("people") || "")
         .split(/[\n,]/)
