@@ -341,7 +341,8 @@ def test_the_status_shows_workers_queues_beat_and_rates(app, client, info_bot):
     [worker] = status["workers"]
     assert (worker["name"], worker["capacity"], worker["in_flight"]) == ("host:1:ab", 100, 2)
     assert worker["host"] == socket.gethostname()[:100]
-    assert status["matches"]["queued"] == len(ids) - 5
+    # and the three bots' validation matches, queued too
+    assert status["matches"]["queued"] == len(ids) - 5 + 3
     assert status["matches"]["running"] == 0
     assert status["matches"]["broker_waiting"] == 0  # the enqueue is the test's: none sent
     assert status["rates"]["5m"] == {"finished_per_minute": 1.0, "faults_per_minute": 2.0}
@@ -412,7 +413,7 @@ def test_the_status_and_the_warnings_on_postgresql(info_bot, tmp_path, enqueued)
             status = client.get("/api/status").get_json()
             assert [w["name"] for w in status["workers"]] == ["w"]
             assert status["rates"]["5m"]["faults_per_minute"] == 2.0
-            assert status["matches"]["queued"] == len(ids) - 5
+            assert status["matches"]["queued"] == len(ids) - 5 + 3  # 3 validation matches
             assert client.get(f"/api/tournaments/{tid}").get_json()["warnings"] == []
             assert client.get("/readyz").status_code == 200
         finally:

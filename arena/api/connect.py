@@ -35,6 +35,7 @@ from marshmallow import Schema, fields, validate
 from sqlalchemy import func, select
 
 from arena import services
+from arena.api.bots import send_validation
 from arena.api.common import ApiBlueprint, config, database
 from arena.api.schemas.fields import id_field
 from arena.games import GAMES
@@ -50,6 +51,7 @@ from arena.relay.internal import (
     hop_headers,
     signature,
 )
+from arena.services.bots import started_validation
 
 POLL_SECONDS = 25  # a poll with nothing to hand out is answered after this long
 HOLD_SPREAD = 0.2  # an empty poll is answered within its last fifth, at random
@@ -272,13 +274,17 @@ def open_session(data: dict[str, Any]) -> dict[str, Any]:
     here = relay()
     with database().session() as session:
         bot = services.get_bot(session, bot_id)
+        before = bot.validation_match_id
         # every refusal comes before the live session is touched (a copy of the bot with
         # a wrong info must not end the copy that plays): the transaction is rolled back
         info = services.connect_info(bot, data["info"], session)
         _played_here(data["info"]["games"])
         token = _mint(bot_id)
         opened = sessions.open_session(session, bot_id, here.home(), info, token)
+        # its first session, or a new version: a validation match (docs/hosted.md)
+        started = started_validation(bot, before)
     here.hub.open(bot_id, opened.token, info.get("capacity") or 1)
+    send_validation(started)
     if opened.old_home:
         _tell_old_home(opened.old_home, bot_id, opened.token)
     # whole seconds, as documented: a client in a typed language reads it as an integer

@@ -123,8 +123,10 @@ def match_played(
 
 def counted_seats(seats: Sequence[Any]) -> list[bool]:
     """Which seats of a plan (``arena.worker.lifecycle.SeatPlan``) are programs asked over
-    the network: not a house policy, not a person."""
-    return [seat.policy is None and seat.deadline_ms is None for seat in seats]
+    the network: not a house policy, not a person, not a paused bot left unasked."""
+    return [
+        seat.policy is None and seat.deadline_ms is None and not seat.withheld for seat in seats
+    ]
 
 
 def result(outcome: str) -> None:

@@ -98,10 +98,18 @@ def online(session: Session, bot_ids: Iterable[int]) -> set[int]:
 
 def offline(session: Session, bot_ids: Iterable[int]) -> list[int]:
     """Those of ``bot_ids`` that connect out and are not connected now (their requests
-    would be ``disconnected`` faults), in order."""
+    would be ``disconnected`` faults), in order.  A house bot (played in the worker) and
+    a hosted one (run by the arena) have no endpoint either, and are never offline."""
     ids = list(bot_ids)
     connect = set(
-        session.scalars(select(Bot.id).where(Bot.id.in_(ids), Bot.endpoint.is_(None)))
+        session.scalars(
+            select(Bot.id).where(
+                Bot.id.in_(ids),
+                Bot.endpoint.is_(None),
+                Bot.kind != "house",
+                Bot.hosted.is_(False),
+            )
+        )
     ) if ids else set()  # fmt: skip
     here = online(session, connect)
     return [bot_id for bot_id in ids if bot_id in connect and bot_id not in here]

@@ -2,35 +2,28 @@
 plays before it may play for real, rolling back, and the private logs of matches.
 
 A version is an upload checked by ``arena.hosted.bundles`` and named by its hash.  It is
-``validating`` until its validation match (``kind`` ``validation``: unrated, as few
-seats as the game allows, the bot at that version against the house ``random`` bot, in
-the first game the bot plays) is recorded: ``passed`` when the bot's seat had no fault,
-and then it becomes the bot's ``code_version``; else ``failed``, with the reason in words
-and the bot's own log, and the version that played before goes on playing.  The owner may
-make any version that passed the one that plays (a roll-back).  No Flask here.
+``validating`` until its validation match (``arena.services.validation``: unrated, the
+bot at that version against the house ``random`` bot) is recorded: ``passed`` when the
+bot's seat had no fault, and then it becomes the bot's ``code_version``; else
+``failed``, with the reason in words and the bot's own log, and the version that played
+before goes on playing.  The bot's own ``validation_*`` columns mirror the latest
+verdict, as for every other bot.  The owner may make any version that passed the one
+that plays (a roll-back).  No Flask here.
 """
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from arena.games import GAMES
 from arena.hosted import bundles
-from arena.match.faults import fault_reason
-from arena.models import Bot, BotCode, Match, MatchLog, MatchSeat, utcnow
+from arena.models import Bot, BotCode, Match, MatchLog, utcnow
+from arena.services import validation
 from arena.services.access import Caller, check_manages
-from arena.services.errors import MAX_SEED, ServiceError
+from arena.services.errors import ServiceError
 from arena.services.events import check_not_frozen
-from arena.services.people import house_bot
-from arena.services.tournaments import resolve_options
-
-VALIDATION = "validation"  # the kind of a version's validation match
-VALIDATION_OPPONENT = "random"  # the house policy it plays against
-REASON_CAP = 500
 
 
 def upload(
@@ -68,60 +61,13 @@ def upload(
         session.add(code)
     code.status, code.reason, code.uploaded_at = "validating", None, utcnow()
     session.flush()
-    match = _validation_match(session, bot, code.version)
+    match = validation.begin(session, bot, code.version)
     code.match_id = match.id
     return code, [match.id]
 
 
-def _validation_match(session: Session, bot: Bot, version: str) -> Match:
-    game = next((g for g in bot.games if g in GAMES), None)
-    if game is None:
-        raise ServiceError(409, f"bot {bot.id} plays no game of this arena")
-    engine = GAMES[game]
-    opponent = house_bot(session, VALIDATION_OPPONENT)
-    match = Match(
-        kind=VALIDATION,
-        game=game,
-        options=resolve_options(engine, None),
-        seed=random.SystemRandom().randrange(MAX_SEED + 1),
-        status="queued",
-        rated=False,
-        event_id=bot.event_id,
-        created_at=utcnow(),
-    )
-    session.add(match)
-    session.flush()
-    session.add(MatchSeat(match_id=match.id, seat=0, bot_id=bot.id, version=version))
-    for seat in range(1, engine.min_players):
-        session.add(MatchSeat(match_id=match.id, seat=seat, bot_id=opponent.id))
-    session.flush()
-    return match
-
-
-def validated(session: Session, match: Match, logs: dict[int, list[dict[str, Any]]]) -> None:
-    """A validation match's verdict on its version (called as its result is written)."""
-    seat = next((s for s in match.seats if s.seat == 0), None)
-    if seat is None or seat.version is None:
-        return
-    code = find_code(session, seat.bot_id, seat.version)
-    if code is None or code.status != "validating":
-        return
-    bot = session.get(Bot, seat.bot_id)
-    if not seat.faults and not seat.forfeited:
-        code.status, code.reason = "passed", None
-        if bot is not None:
-            _activate(bot, code)
-        return
-    first = (seat.faults or {}).get("first") or {"kind": "forfeited"}
-    said = f"its validation match {match.id} had {(seat.faults or {}).get('count', 0)} "
-    said += f"fault(s); the first: {fault_reason(first)}"
-    lines = "".join(e.get("stderr", "") for e in logs.get(0, [])).strip().splitlines()
-    if lines:
-        said += ". Its log ends: " + " | ".join(line.strip() for line in lines[-3:])
-    code.status, code.reason = "failed", said[:REASON_CAP]
-
-
-def _activate(bot: Bot, code: BotCode) -> None:
+def activate_version(bot: Bot, code: BotCode) -> None:
+    """Make ``code`` (a version that passed) the one that plays."""
     bot.code_version = code.version
     bot.info = {**(bot.info or {}), "version": code.version}
 
@@ -135,7 +81,7 @@ def activate(session: Session, who: Caller, bot: Bot, version: str) -> BotCode:
         raise ServiceError(
             409, f"version {code.version} has not passed its validation ({code.status})"
         )
-    _activate(bot, code)
+    activate_version(bot, code)
     return code
 
 

@@ -31,6 +31,11 @@ in its caller's transaction and leaves the commit to it.
   because a rotation's result is not *settled* (rated, added to the standings, counted
   toward a pause) until no rotation of its deal is queued or running any more: until
   then it can be discarded.  Nothing of the deal is published meanwhile either.
+- **A paused bot leaves its tournaments.**  A match of a tournament that starts while one
+  of its bots is paused (by the arena after forfeits in a row, or by an organiser) is
+  played without it (``withheld``): its seat is never asked, plays the game's default
+  actions and forfeits, settled like any forfeit, and the other bots play their match.
+  A match already running plays on; a bot resumed before its next match plays it.
 - **Results are fenced.**  A worker's result is written only while it still holds the
   match's lease and the record was dealt the match's current seed: a worker that was cut
   off, or whose deal was superseded, records nothing.
@@ -73,7 +78,8 @@ from arena.models import (
     aware,
     utcnow,
 )
-from arena.services.hosted import VALIDATION, validated
+from arena.services import notices, validation
+from arena.services.scrimmages import SCRIMMAGE
 from arena.worker import live
 
 log = logging.getLogger(__name__)
@@ -165,7 +171,8 @@ def claim(
     match.lease_owner = owner
     match.lease_expires_at = until
     for seat in match.seats:  # what played this attempt: the versions declared now
-        if not (match.kind == VALIDATION and seat.bot.hosted):  # its version is the one tried
+        # a hosted bot's validation tries the version it was written with
+        if not (match.kind == validation.VALIDATION and seat.bot.hosted):
             seat.version = declared_version(seat.bot)
     live.forget(session, match.id, keep_attempt=match.attempts)  # earlier attempts: gone
     return None
@@ -180,7 +187,7 @@ def away_draining(session: Session, match: Match) -> bool:
             .select_from(BotSession)
             .join(Bot, Bot.id == BotSession.bot_id)
             .where(
-                BotSession.bot_id.in_([s.bot_id for s in match.seats]),
+                BotSession.bot_id.in_([s.bot_id for s in match.seats if not withheld(match, s)]),
                 BotSession.draining.is_(True),
                 Bot.endpoint.is_(None),
             )
@@ -221,7 +228,13 @@ def pin_bots(
     changed.  A bot's requests then all leave from one process, whose connection pool
     never has more than the bot's capacity in flight; the holder keeps the pin while it
     plays matches of the bot (``renew_pins``, ``unpin_idle``)."""
-    bot_ids = sorted({s.bot_id for s in match.seats if declared_capacity(s.bot) is not None})
+    bot_ids = sorted(
+        {
+            s.bot_id
+            for s in match.seats
+            if declared_capacity(s.bot) is not None and not withheld(match, s)
+        }
+    )
     if not bot_ids:
         return True
     _ensure_pins(session, bot_ids)
@@ -355,7 +368,8 @@ class SeatPlan(NamedTuple):
     through the web process holding its session), signing secret, name, declared
     capacity, id; a house bot's policy (played in this process); the seat's own
     deadline per decision, when not the arena's (a person's); a hosted bot's code
-    version (run in a sandbox of this worker's host, ``arena.hosted``)."""
+    version (run in a sandbox of this worker's host, ``arena.hosted``); ``withheld``: a
+    paused bot's seat, not asked at all (``withheld``)."""
 
     endpoint: str | None
     secret: str
@@ -365,6 +379,7 @@ class SeatPlan(NamedTuple):
     policy: str | None = None
     deadline_ms: int | None = None
     code: str | None = None
+    withheld: bool = False
 
 
 class Plan(NamedTuple):
@@ -377,6 +392,7 @@ class Plan(NamedTuple):
     options: dict[str, Any]
     seats: list[SeatPlan]
     attempt: int
+    time_bank_ms: int | None = None  # its tournament's time bank per seat (None: none)
 
     @property
     def bots_match_id(self) -> str:
@@ -395,10 +411,22 @@ def plan(match: Match) -> Plan:
             (s.bot.info or {}).get("policy") if s.bot.kind == "house" else None,
             s.bot.deadline_ms,
             (s.version or "") if s.bot.hosted else None,  # "": no version passed yet
+            withheld(match, s),
         )
         for s in match.seats
     ]
-    return Plan(match.id, match.game, match.seed, match.options, seats, match.attempts)
+    # a tournament's matches have its time bank; the ladder's, play's and the others' none
+    bank = match.tournament.time_bank_ms if match.tournament_id is not None else None
+    return Plan(match.id, match.game, match.seed, match.options, seats, match.attempts, bank)
+
+
+def withheld(match: Match, seat: MatchSeat) -> bool:
+    """Whether the seat's bot is left out of this match of a tournament: it is paused (by
+    the arena after forfeits in a row, or by an organiser), so it is not asked; its seat
+    plays the default actions and forfeits (``arena.match.referee.WithheldClient``).
+    Decided as the match starts: a bot resumed by then plays it."""
+    paused = seat.bot.kind == "bot" and seat.bot.status == "paused"
+    return paused and match.tournament_id is not None
 
 
 def declared_version(bot: Bot) -> str | None:
@@ -476,9 +504,9 @@ def finish(
     match.error = None
     match.finished_at = utcnow()
     match.lease_owner = match.lease_expires_at = None
-    if match.kind == VALIDATION:
+    if match.kind == validation.VALIDATION:
         session.flush()
-        validated(session, match, record.logs)
+        validation.validated(session, match, record.logs)
     if deal_group(match) is None:
         settle(session, match, pause_after)
     else:
@@ -486,6 +514,7 @@ def finish(
         session.get(Tournament, match.tournament_id, with_for_update=True)
         session.flush()
         settle_ready(session, match.tournament_id, pause_after)
+    notices.match_faults(session, match)  # after settling: a pause it caused says enough
     return Ended.TOURNAMENT_OVER if finish_tournament(session, match) else Ended.RECORDED
 
 
@@ -522,11 +551,14 @@ def settle(session: Session, match: Match, pause_after: int) -> None:
     match.settled = True  # before the standings: the last rotation of a deal counts it
     # bots are locked in the order of their ids: two results never wait on each other
     for seat in sorted(match.seats, key=lambda s: (s.bot_id, s.seat)):
-        if match.kind != VALIDATION:  # a version on trial: what plays is another one
+        # a version on trial (what plays is another one), a scrimmage (a try, asked for
+        # at will), or a paused bot that was not asked: none counts toward a pause
+        if match.kind not in (validation.VALIDATION, SCRIMMAGE) and not _was_withheld(seat):
             _count_forfeit(session, seat, pause_after)
     if match.rated:
         _rate(session, match, [s.rank for s in sorted(match.seats, key=lambda s: s.seat)])
     record_result(session, match)  # standings, crosstable, deals, the stop rule
+    notices.match_settled(session, match)  # a qualifier's grades it decides
 
 
 def settle_ready(session: Session, tournament_id: int, pause_after: int) -> list[int]:
@@ -576,6 +608,11 @@ def settle_tournaments(session: Session, tournament_ids: Iterable[int], pause_af
         _finish_tournament_if_done(session, tournament_id)
 
 
+def _was_withheld(seat: MatchSeat) -> bool:
+    """The seat's bot was paused as its match started, and never asked (``withheld``)."""
+    return set((seat.faults or {}).get("kinds") or ()) == {"paused"}
+
+
 def _count_forfeit(session: Session, seat: MatchSeat, pause_after: int) -> None:
     """Keep the bot's count of forfeits in a row; pause an active bot at ``pause_after``
     (the ladder stops seating it) and say why, until its owner sets it active again.
@@ -605,13 +642,18 @@ def _count_forfeit(session: Session, seat: MatchSeat, pause_after: int) -> None:
         f"paused after {row.forfeit_streak} forfeits in a row (match {seat.match_id}: "
         f"{describe_fault(first) if first else 'no usable answer'})"
     )[:300]
-    session.execute(
+    owner = session.execute(
         update(Bot)
         .where(Bot.id == seat.bot_id)
         .values(status="paused", paused_by="arena", paused_reason=reason)
+        .returning(Bot.account_id, Bot.name)
         .execution_options(synchronize_session=False)
-    )
+    ).first()
     log.warning("bot %s paused: %s", seat.bot_id, reason, extra={"bot_id": seat.bot_id})
+    if owner is not None:
+        notices.bot_paused(
+            session, owner.account_id, seat.bot_id, owner.name, reason, match_id=seat.match_id
+        )
 
 
 def _rate(session: Session, match: Match, ranks: list[int]) -> None:
@@ -679,6 +721,7 @@ def _finish_tournament_if_done(
         if tournament is not None and tournament.status == "running":
             tournament.status = "finished"
             tournament.finished_at = utcnow()
+            notices.tournament_finished(session, tournament)
             return True
     return False
 

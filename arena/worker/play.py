@@ -53,6 +53,7 @@ from arena.match.referee import (
     MatchTimeLimit,
     PolicyClient,
     Referee,
+    WithheldClient,
     policy_rng,
 )
 from arena.metrics import worker as worker_metrics
@@ -83,11 +84,14 @@ def _pools() -> Pools:
 
 def _client(
     database: Database, config: Config, plan: lifecycle.Plan, index: int
-) -> HttpClient | RelayClient | PolicyClient | HostedClient:
+) -> HttpClient | RelayClient | PolicyClient | HostedClient | WithheldClient:
     """The referee's client of a seat's bot: over HTTP to its endpoint, through the web
     process holding its session when it connects out, its own code in a sandbox of this
-    host when the arena hosts it, or a house policy in process."""
+    host when the arena hosts it, or a house policy in process; none for a paused bot's
+    seat (``lifecycle.withheld``)."""
     seat = plan.seats[index]
+    if seat.withheld:
+        return WithheldClient(seat.name, "the bot was paused when the match started")
     if seat.policy is not None:
         rng = policy_rng(plan.seed, index)
         return PolicyClient(make_policy(plan.game, seat.policy, rng), seat.name)
@@ -265,7 +269,7 @@ def play_match(
             match = _locked_match(session, match_id, _WITH_BOTS)
             if match is None:
                 return "missing"
-            wanted = sum(s.bot.hosted for s in match.seats)
+            wanted = sum(s.bot.hosted and not lifecycle.withheld(match, s) for s in match.seats)
             if wanted and not hosting.can_host():
                 return HOSTED_ELSEWHERE  # said once, in one line, by can_host
             if wanted:
@@ -301,11 +305,14 @@ def play_claimed(
         for i in range(len(plan.seats)):  # one by one: those made are closed on an error
             clients.append(_client(database, config, plan, i))
         deadlines = [seat.deadline_ms for seat in plan.seats]
+        # the backstop is sized for the arena's deadline, not a person's minute; each
+        # seat's time bank may lengthen a match by as much
+        banked = (plan.time_bank_ms or 0) * len(plan.seats) / 1000.0
         referee = Referee(
             max_strikes=config.max_strikes,
             deadline_ms=config.deadline_ms,
-            # the backstop is sized for the arena's deadline, not a person's minute
-            time_limit=config.match_time_limit if not any(deadlines) else None,
+            time_limit=config.match_time_limit + banked if not any(deadlines) else None,
+            time_bank_ms=plan.time_bank_ms,
         )
         writer = _live_writer(database, config.live_interval)
         feed = writer.feed(match_id, plan.attempt) if writer is not None else None
