@@ -35,6 +35,7 @@ def create_app(config: Config | None = None, **flask_config: Any) -> Flask:
     from arena import logins
     from arena.api import health, limits
     from arena.api.common import IdConverter
+    from arena.services import notices as services_notices
 
     config = config or from_env()
     app = Flask(__name__, template_folder="web/templates", static_folder="web/static")
@@ -60,6 +61,7 @@ def create_app(config: Config | None = None, **flask_config: Any) -> Flask:
     # the client's address behind the deployment's own proxies, for the rate limits
     app.wsgi_app = proxies.behind(app.wsgi_app, config.trusted_proxies)  # type: ignore[method-assign]
     sealing.use(config)  # the keys bots' signing secrets are sealed with
+    services_notices.use_config(config)  # what its notices' deliveries are sent with
     database = Database(config.database_url, config.database_pool)
     app.extensions["arena.db"] = database
 

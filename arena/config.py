@@ -42,6 +42,10 @@ processes takes the cookies the others signed.
 | ``ARENA_HOSTED_CORES`` | the cores hosted bots' decisions take, one each (``0-3``) | all |
 | ``ARENA_HOSTED_SEATS`` | sandboxed hosted bots a worker process runs at once | 32 |
 | ``ARENA_HOSTED_DIR`` | where a host's workers unpack hosted code and lock cores | temp dir |
+| ``ARENA_SCRIMMAGES_PER_HOUR`` | scrimmage matches one bot may play an hour | 30 |
+| ``ARENA_SMTP_URL`` | SMTP server mailing notices (``smtp://user:pass@host:587``) | no e-mail |
+| ``ARENA_SMTP_STARTTLS`` | upgrade an ``smtp://`` connection with STARTTLS | on |
+| ``ARENA_MAIL_FROM`` | the notices' sender address (needed with ``ARENA_SMTP_URL``) | none |
 
 Without ``ARENA_METRICS_TOKEN``, ``/metrics`` answers the local profile's anyone with
 counts that leave out private events, and refuses everyone (403) in the production
@@ -177,6 +181,14 @@ class Config:
     hosted_cores: tuple[int, ...] = ()
     hosted_seats: int = 32
     hosted_dir: str = ""
+    # scrimmage matches one bot may play an hour, asked for or challenged
+    # (arena.services.scrimmages)
+    scrimmages_per_hour: int = 30
+    # where notices are mailed through (arena.worker.notices; "": no e-mail), whether an
+    # smtp:// connection is upgraded with STARTTLS, and the mails' sender
+    smtp_url: str = ""
+    smtp_starttls: bool = True
+    mail_from: str = ""
     limits: Mapping[str, str] = field(default_factory=lambda: dict(RATE_LIMITS))
     testing: bool = False
     extra: Mapping[str, Any] = field(default_factory=dict)
@@ -304,6 +316,30 @@ def _secrets_key(env: Mapping[str, str]) -> str:
     return text
 
 
+def _smtp(env: Mapping[str, str]) -> tuple[str, str]:
+    """``ARENA_SMTP_URL`` and ``ARENA_MAIL_FROM``, checked now: a mail server that cannot
+    be one fails at start-up, not at the first notice."""
+    from urllib.parse import urlsplit
+
+    url = env.get("ARENA_SMTP_URL", "").strip()
+    sender = env.get("ARENA_MAIL_FROM", "").strip()
+    if not url:
+        return "", sender
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (a port out of range raises here)
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("smtp", "smtps") or not parts.hostname:
+        raise ConfigError(
+            "ARENA_SMTP_URL must be smtp://[user:password@]host[:port] (or smtps://), "
+            "with the password's special characters %-encoded"
+        )
+    if "@" not in sender:
+        raise ConfigError("ARENA_SMTP_URL needs ARENA_MAIL_FROM, the notices' sender address")
+    return url, sender
+
+
 def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
     env = os.environ if env is None else env
     profile = env.get("ARENA_PROFILE", "local")
@@ -340,6 +376,8 @@ def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
     log_format = env.get("ARENA_LOG_FORMAT", "").strip().lower() or "text"
     if log_format not in LOG_FORMATS:
         raise ConfigError(f"ARENA_LOG_FORMAT must be text or json, not {log_format!r}")
+
+    smtp_url, mail_from = _smtp(env)
 
     def number(name: str, default: float, kind: type = int, minimum: float = 1) -> Any:
         text = env.get(name, "")
@@ -386,6 +424,10 @@ def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         hosted_cores=_cores(env.get("ARENA_HOSTED_CORES", "")),
         hosted_seats=number("ARENA_HOSTED_SEATS", 32),
         hosted_dir=env.get("ARENA_HOSTED_DIR", "").strip(),
+        scrimmages_per_hour=number("ARENA_SCRIMMAGES_PER_HOUR", 30),
+        smtp_url=smtp_url,
+        smtp_starttls=_flag(env, "ARENA_SMTP_STARTTLS", default=True),
+        mail_from=mail_from,
     )
     try:
         AddressPolicy.for_profile(profile, networks)  # a bad CIDR fails here, at start-up

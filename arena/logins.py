@@ -36,7 +36,7 @@ from arena.config import Config
 from arena.db import Database
 from arena.extensions import csrf, login_manager
 from arena.models import Account, bot_name_key
-from arena.services import accounts
+from arena.services import accounts, notices
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 CONNECT_PREFIX = "/api/connect/"  # the connect transport: HMAC-signed, no session
@@ -46,11 +46,13 @@ class LoggedIn(UserMixin):
     """A page's signed-in account, and the id of its login session (what Flask-Login
     keeps in the cookie; the session's row keeps its hash)."""
 
-    def __init__(self, account: Account, session_id: str):
+    def __init__(self, account: Account, session_id: str, unread_notices: int = 0):
         self.account_id = account.id
         self.name = account.name
         self.role = account.role
         self.session_id = session_id
+        # the top bar's badge (arena.web.pages.notices), counted with the account's load
+        self.unread_notices = unread_notices
 
     def get_id(self) -> str:
         return self.session_id
@@ -63,7 +65,12 @@ def _load(session_id: str) -> LoggedIn | None:
     database: Database = current_app.extensions["arena.db"]
     with database.session() as session:
         account = accounts.account_for_web_session(session, session_id)
-        return None if account is None else LoggedIn(account, session_id)
+        if account is None:
+            return None
+        # a page's top bar shows it; the API's answers do not
+        page = not request.path.startswith("/api/")
+        unread = notices.unread_count(session, account.id) if page else 0
+        return LoggedIn(account, session_id, unread)
 
 
 def log_in(session: Any, account: Account) -> None:

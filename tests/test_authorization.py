@@ -389,6 +389,37 @@ TABLE: dict[tuple[str, str], list[Case]] = {
             ),
         ),
     ],
+    ("PATCH", "/api/accounts/me"): [
+        Case(
+            "where one's own notices go (the organiser token has no account)",
+            "/api/accounts/me",
+            {**same(200), "anonymous": 401, "admin": 403},
+            {"email": "someone@example.org"},
+        ),
+    ],
+    ("POST", "/api/accounts/me/notices/read"): [
+        Case(
+            "one's own notices read",
+            "/api/accounts/me/notices/read",
+            {**same(200), "anonymous": 401, "admin": 403},
+            {"all": True},
+        ),
+    ],
+    ("POST", "/api/scrimmages"): [
+        Case(
+            "bot X against a house bot: its owner only (X, a connect bot, is not connected)",
+            "/api/scrimmages",
+            expect(
+                anonymous=404,
+                contestant=409,
+                other=403,
+                organiser_a=403,
+                organiser_b=404,
+                admin=403,
+            ),
+            {"bot_id": "{bot_x}", "opponents": ["random"], "matches": 1},
+        ),
+    ],
     ("POST", "/api/accounts/me/sign-out"): [
         Case(
             "one's own account (the organiser token has none)",

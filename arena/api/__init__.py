@@ -16,6 +16,7 @@ from arena.api import (
     matches,
     play,
     ratings,
+    scrimmages,
     tournaments,
 )
 from arena.api.common import IdConverter, id_parameter_schema
@@ -30,6 +31,7 @@ BLUEPRINTS = (
     formats.blp,
     matches.blp,
     play.blp,
+    scrimmages.blp,
     ratings.blp,
     games.blp,
 )

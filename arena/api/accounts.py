@@ -1,7 +1,7 @@
-"""``/api/accounts``: sign-up, API tokens (a program's login), the account signed in,
-one-time reset links an organiser makes, and signing an account out everywhere (its
-own, or an organiser's for a contestant).  Sign-up and login are rate limited per client
-address."""
+"""``/api/accounts``: sign-up, API tokens (a program's login), the account signed in and
+where its notices go, its notices, one-time reset links an organiser makes, and signing
+an account out everywhere (its own, or an organiser's for a contestant).  Sign-up and
+login are rate limited per client address."""
 
 from __future__ import annotations
 
@@ -34,14 +34,20 @@ from arena.api.schemas.accounts import (
     AccountDetailSchema,
     AccountListArgsSchema,
     AccountSchema,
+    AccountUpdatedSchema,
+    AccountUpdateSchema,
     LoginSchema,
+    NoticeListArgsSchema,
+    NoticeSchema,
+    NoticesMarkedSchema,
+    NoticesReadSchema,
     PasswordResetSchema,
     ResetLinkSchema,
     SignedOutSchema,
     TokenCreatedSchema,
 )
 from arena.models import Account, ApiToken
-from arena.services import accounts
+from arena.services import accounts, notices
 
 blp = ApiBlueprint(
     "accounts",
@@ -134,7 +140,76 @@ class Me(MethodView):
             tokens = session.scalars(
                 select(ApiToken).where(ApiToken.account_id == account.id).order_by(ApiToken.id)
             )
-            return {**accounts.account_json(session, account), "tokens": list(tokens)}
+            return {
+                **accounts.account_json(session, account),
+                **notices.destinations_json(account),
+                "tokens": list(tokens),
+            }
+
+    @credentials_first(nobody)
+    @blp.arguments(AccountUpdateSchema)
+    @blp.response(200, AccountUpdatedSchema)
+    @blp.doc(security=BEARER)
+    def patch(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Set where your notices go: a webhook and/or an e-mail address
+
+        ``notify_url``: each notice is POSTed there as JSON that Slack and Discord incoming
+        webhooks take as it is, signed like the arena's requests to bots
+        (``X-Arena-Timestamp``, ``X-Arena-Signature``) with a ``notify_secret`` made when
+        it is set and shown in this answer only.  It must pass the address policy bots'
+        endpoints do.  ``email``: notices are mailed there when the server sends mail.
+        ``null`` removes either (docs/notices.md).
+        """
+        with database().session() as session:
+            account = _me(session)
+            secret = notices.set_destinations(session, config(), account, data)
+            tokens = session.scalars(
+                select(ApiToken).where(ApiToken.account_id == account.id).order_by(ApiToken.id)
+            )
+            body = {
+                **accounts.account_json(session, account),
+                **notices.destinations_json(account),
+                "tokens": list(tokens),
+            }
+            if secret is not None:
+                body["notify_secret"] = secret
+            return body
+
+
+@blp.route("/me/notices", methods=["GET"])
+@credentials_first(nobody)
+@blp.arguments(NoticeListArgsSchema, location="query")
+@blp.response(200, NoticeSchema(many=True), headers=PAGINATION_HEADERS_DOC)
+@blp.doc(security=BEARER)
+def my_notices(query: dict[str, Any]) -> tuple[list[dict[str, Any]], int, dict[str, str]]:
+    """Your notices, newest first: a bot paused, a bot's faults, a failed validation, a
+    tournament finished, a grade decided (``unread=true``: the unread ones only)"""
+    with database().session() as session:
+        account = _me(session)
+        rows, total = notices.account_notices(
+            session,
+            account.id,
+            page=query["page"],
+            page_size=query["page_size"],
+            unread=query["unread"],
+        )
+        return paged(query, [notices.notice_json(n) for n in rows], total)
+
+
+@blp.route("/me/notices/read", methods=["POST"])
+@credentials_first(nobody)
+@blp.arguments(NoticesReadSchema)
+@blp.response(200, NoticesMarkedSchema)
+@blp.doc(security=BEARER)
+def read_notices(data: dict[str, Any]) -> dict[str, int]:
+    """Mark your notices read: ``{"ids": [...]}`` or ``{"all": true}``
+
+    Ids that are not your notices are ignored.
+    """
+    with database().session() as session:
+        account = _me(session)
+        marked = notices.mark_read(session, account.id, None if data["all"] else data["ids"])
+        return {"marked": marked, "unread": notices.unread_count(session, account.id)}
 
 
 @blp.route("/me/tokens/<int:token_id>", methods=["DELETE"])

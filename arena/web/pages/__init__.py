@@ -22,6 +22,7 @@ One module per area, mirroring ``arena.api``, all on the one blueprint ``bp`` (`
   the admin's list of accounts (the only pages with their own POST forms: they start and
   end the login session);
 - ``events``: the events, a new event, and an event's roster, leaderboard and tournaments;
+- ``notices``: your notices (``/notices``) and the top bar's count of unread ones;
 - ``status``: the organisers' view of the workers, the queues and the throughput.
 """
 
@@ -34,6 +35,7 @@ from arena.web.pages import (  # noqa: F401
     events,
     games,
     matches,
+    notices,
     play,
     ratings,
     status,

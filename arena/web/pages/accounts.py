@@ -24,7 +24,7 @@ from wtforms.validators import DataRequired, Length, Optional
 from arena import services
 from arena.logins import failed_logins, limit_signup, log_in, log_out, rate_limit
 from arena.models import Account, ApiToken, Bot, Event
-from arena.services import accounts
+from arena.services import accounts, notices
 from arena.web.pages.common import bp, config, database, reader
 from arena.worker.lifecycle import declared_version
 
@@ -209,7 +209,8 @@ def account() -> Any:
                 select(ApiToken).where(ApiToken.account_id == me.id).order_by(ApiToken.id)
             )
         )
-        return render_template("account.html", me=accounts.account_json(session, me), tokens=tokens)
+        me_json = {**accounts.account_json(session, me), **notices.destinations_json(me)}
+        return render_template("account.html", me=me_json, tokens=tokens)
 
 
 @bp.get("/my/bots")
