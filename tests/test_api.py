@@ -118,7 +118,7 @@ def test_register_stores_info_and_hashed_token_and_shows_the_secrets_once(app, c
         assert stored.signing_secret == secret
         assert stored.endpoint == url
 
-    listed = client.get("/api/bots")
+    listed = client.get("/api/bots?kind=bot")  # not the house bot it is validated against
     one = client.get(f"/api/bots/{bot['id']}")
     for response in (listed, one):
         assert response.status_code == 200
@@ -145,7 +145,8 @@ def test_bot_list_filters_and_pages(client, info_bot):
     url = info_bot()
     ids = register_many(client, url, 5)
     register(client, info_bot(games=["president"]), "solo")
-    listed = client.get("/api/bots?page=2&page_size=2")
+    # kind=bot: not the house bot their validation matches are played against
+    listed = client.get("/api/bots?kind=bot&page=2&page_size=2")
     assert [b["name"] for b in listed.get_json()] == ["bot-2", "bot-3"]
     assert json.loads(listed.headers["X-Pagination"]) == {
         "total": 6,
@@ -156,7 +157,7 @@ def test_bot_list_filters_and_pages(client, info_bot):
         "previous_page": 1,
         "next_page": 3,
     }
-    cactus = client.get("/api/bots?game=cactus&page_size=100")
+    cactus = client.get("/api/bots?kind=bot&game=cactus&page_size=100")
     assert {b["id"] for b in cactus.get_json()} == set(ids) and total(cactus) == 5
     assert client.get("/api/bots?status=deleted").get_json() == []
     error(client.get("/api/bots?status=gone"), 422, "status")
@@ -169,7 +170,8 @@ def endpoints(client: FlaskClient, token: str | None = None) -> dict[str, str | 
     """Name -> the endpoint each bot's answers show with ``token`` (None: not shown),
     from the list and from each bot's own answer, which must agree."""
     headers = auth(token) if token else {}
-    listed = client.get("/api/bots?page_size=100", headers=headers)
+    # the contestants' bots (not the house bot of their validation matches)
+    listed = client.get("/api/bots?kind=bot&page_size=100", headers=headers)
     assert listed.status_code == 200, listed.get_json()
     shown = {b["name"]: b.get("endpoint") for b in listed.get_json()}
     for bot in listed.get_json():
@@ -321,8 +323,9 @@ def test_register_refuses_an_address_the_policy_refuses(make_app, info_bot):
 def test_register_refuses_a_taken_name(app, client, info_bot):
     url = info_bot()
     register(client, url)
+    before = counts(app)
     error(client.post("/api/bots", json={**GOOD, "endpoint": url}), 409, "already exists")
-    assert counts(app)["bots"] == 1
+    assert counts(app) == before
 
 
 def test_the_owner_changes_a_bot(app, client, info_bot):
@@ -467,9 +470,12 @@ def test_delete_is_a_soft_delete_that_cancels_queued_matches(app, client, info_b
     with app.extensions["arena.db"].session() as session:
         statuses = collections.Counter(
             (match.status, gone["id"] in [s.bot_id for s in match.seats])
-            for match in session.scalars(select(Match))
+            for match in session.scalars(select(Match).where(Match.tournament_id == created["id"]))
         )
     assert statuses == {("finished", True): 1, ("cancelled", True): 3, ("queued", False): 2}
+    with app.extensions["arena.db"].session() as session:  # its validation match too
+        validation = session.get(Match, gone["validation"]["match_id"])
+        assert (validation.kind, validation.status) == ("validation", "cancelled")
     # history stays: the finished match still names the bot
     seats = client.get(f"/api/matches/{finished}").get_json()["seats"]
     assert gone["name"] in [s["bot_name"] for s in seats]
@@ -482,6 +488,7 @@ def test_delete_is_a_soft_delete_that_cancels_queued_matches(app, client, info_b
 # -- tournaments -------------------------------------------------------------------------
 def test_round_robin_schedule_rotates_seats_evenly(app, client, info_bot, enqueued):
     ids = register_many(client, info_bot(), 4)
+    del enqueued[:]  # the bots' validation matches
     response = client.post("/api/tournaments", json=tournament_body(ids, seed=7))
     assert response.status_code == 201, response.get_json()
     created = response.get_json()
@@ -610,11 +617,11 @@ def test_create_tournament_rejects_bad_input(
             **change,
             "bot_ids": [i for part in change["bot_ids"].split("+") for i in named[part]],
         }
-    before = counts(app)
+    before, sent = counts(app), list(enqueued)  # the bots' validation matches
     body = tournament_body(ids, **change)
     error(client.post("/api/tournaments", json=body), status, fragment)
     assert counts(app) == before
-    assert enqueued == []
+    assert enqueued == sent
 
 
 def test_the_number_of_matches_is_capped(make_app, info_bot):
@@ -636,6 +643,7 @@ def test_the_organiser_token_guards_tournaments_and_ladders(make_app, info_bot, 
     app = make_app(organiser_token="org-secret")
     client = app.test_client()
     ids = register_many(client, info_bot(), 2)  # registering bots is open
+    del enqueued[:]  # their validation matches
     body = tournament_body(ids)
     error(client.post("/api/tournaments", json=body), 401, "organiser token")
     error(client.post("/api/tournaments", json=body, headers=auth("guess")), 401, "not valid")
@@ -725,9 +733,10 @@ def test_a_failed_enqueue_keeps_the_committed_tournament(app, client, info_bot, 
 
     monkeypatch.setattr(queue, "enqueue_matches", broken)
     ids = register_many(client, info_bot(), 2)
+    before = counts(app)["matches"]  # the bots' validation matches, kept queued too
     response = client.post("/api/tournaments", json=tournament_body(ids))
     assert response.status_code == 201
-    assert counts(app)["matches"] == 2
+    assert counts(app)["matches"] == before + 2
 
 
 # -- matches and replays -----------------------------------------------------------------
@@ -818,13 +827,13 @@ def test_match_list_filters_and_pages(app, client, info_bot):
     client.post("/api/tournaments", json=tournament_body(ids[:2], game="cactus-game"))
     played = play_match(app, ids[1:])
     everything = client.get("/api/matches?page_size=100")
-    assert total(everything) == 6 + 2 + 1
+    assert total(everything) == 6 + 2 + 1 + 3  # and each bot's validation match
     listed = [m["id"] for m in everything.get_json()]
     assert listed == sorted(listed, reverse=True)
     assert total(client.get("/api/matches?game=cactus-game")) == 2
     assert client.get("/api/matches?status=finished").get_json()[0]["id"] == played
     assert total(client.get(f"/api/matches?tournament_id={first['id']}")) == 6
-    assert total(client.get(f"/api/matches?bot_id={ids[0]}")) == 4 + 2
+    assert total(client.get(f"/api/matches?bot_id={ids[0]}")) == 4 + 2 + 1
     both = client.get(f"/api/matches?bot_id={ids[2]}&status=finished").get_json()
     assert [m["id"] for m in both] == [played]
     second = client.get("/api/matches?page=2&page_size=4").get_json()
@@ -867,15 +876,25 @@ def test_leaderboard_orders_active_bots_by_elo(app, client, info_bot):
             "elo": 1560.5,
             "matches": 12,
             "fitted": {"rating": 1550.0, "low": 1500.0, "high": 1600.0, "matches": 12},
+            "provisional": False,
+            "tie_group": None,
         },
-        {"bot_id": a["id"], "name": "ada", "elo": 1480.0, "matches": 10, "fitted": None},
+        {
+            "bot_id": a["id"],
+            "name": "ada",
+            "elo": 1480.0,
+            "matches": 10,
+            "fitted": None,
+            "provisional": True,  # not fitted yet
+            "tie_group": None,
+        },
     ]
     assert [r["name"] for r in client.get("/api/ratings/president").get_json()] == ["ada"]
     assert client.get("/api/ratings/cactus-game").get_json() == []
     ratings = client.get(f"/api/bots/{a['id']}").get_json()["ratings"]
     assert ratings == [
-        {"game": "cactus", "elo": 1480.0, "matches": 10},
-        {"game": "president", "elo": 1700.0, "matches": 4},
+        {"game": "cactus", "elo": 1480.0, "matches": 10, "fitted": None, "provisional": True},
+        {"game": "president", "elo": 1700.0, "matches": 4, "fitted": None, "provisional": True},
     ]
     error(client.get("/api/ratings/poker"), 404, "unknown game 'poker'")
 

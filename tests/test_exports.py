@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Callable
 from typing import Any
 from unittest import mock
@@ -16,7 +17,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from arena.api.exports import cell
+from arena.api.exports import cell, decimals_of
 from arena.games import make_policy
 from arena.match.referee import PolicyClient, Referee, policy_rng
 from arena.models import Match
@@ -28,7 +29,7 @@ ORGANISER = "organiser-token-of-the-exports"
 PASSWORD = "a long enough password 1"
 LEADERBOARD_HEADER = [
     "game", "rank", "bot_id", "bot", "owner", "elo", "matches",
-    "fitted_rating", "fitted_low", "fitted_high",
+    "fitted_rating", "fitted_low", "fitted_high", "provisional", "tie_group",
 ]  # fmt: skip
 
 
@@ -69,7 +70,7 @@ def assert_same_table(json_rows: list[dict[str, Any]], response: Any) -> list[st
     header, rows = csv_rows(response)
     assert json_rows, "an empty table proves nothing"
     assert sorted(header) == sorted(json_rows[0]) and len(set(header)) == len(header)
-    assert rows == [{k: cell(v) for k, v in row.items()} for row in json_rows]
+    assert rows == [{k: cell(v, decimals_of(k)) for k, v in row.items()} for row in json_rows]
     return header
 
 
@@ -88,6 +89,8 @@ def flatten(game: str, rows: list[dict[str, Any]], owners: dict[int, str]) -> li
             "fitted_rating": (row["fitted"] or {}).get("rating"),
             "fitted_low": (row["fitted"] or {}).get("low"),
             "fitted_high": (row["fitted"] or {}).get("high"),
+            "provisional": row["provisional"],
+            "tie_group": row["tie_group"],
         }
         for rank, row in enumerate(rows, start=1)
     ]
@@ -247,6 +250,34 @@ def test_an_event_s_leaderboard_csv_is_its_json_and_only_for_its_members(arena):
         # a private event does not exist for anyone else
         error(client.get(f"/api/events/{event}/{path}"), 404, f"no event {event}")
         error(client.get(f"/api/events/{event + 1}/{path}", headers=member), 404)
+
+
+def test_every_csv_writes_its_numbers_to_what_they_mean(arena):
+    """Ratings to one decimal, any other fractional number (points, per-match means) to
+    three; the JSON behind each keeps full precision."""
+    client = arena["client"]
+    cup, event, member = arena["open_cup"], arena["event"]["id"], arena["member"]
+    urls = [
+        (f"/api/tournaments/{cup}/standings.csv", None),
+        (f"/api/tournaments/{cup}/standings.csv?by=version", None),
+        (f"/api/tournaments/{cup}/crosstable.csv", None),
+        ("/api/ratings/cactus.csv", None),
+        (f"/api/events/{event}/leaderboard.csv", member),
+        (f"/api/events/{event}/roster.csv", member),
+    ]
+    fractions = 0
+    for url, headers in urls:
+        _, rows = csv_rows(client.get(url, headers=headers))
+        for row in rows:
+            for column, text in row.items():
+                found = re.fullmatch(r"-?\d+\.(\d+)", text)
+                if found:
+                    fractions += 1
+                    assert len(found[1]) <= decimals_of(column), (url, column, text)
+    assert fractions > 20  # the tables have fractional numbers to check
+    # the JSON keeps them whole: an Elo there has its every digit
+    exact = client.get("/api/ratings/cactus").get_json()
+    assert any(len(repr(r["elo"]).split(".")[1]) > 1 for r in exact), exact
 
 
 def test_a_private_event_s_tournament_tables_are_for_its_members(arena):

@@ -2,9 +2,13 @@
 same rows and columns as the JSON answer, so a spreadsheet and a script read one table.
 
 A cell is the JSON value written as text: null is empty, true and false are ``true`` and
-``false``, a number as Python writes it (``repr``: it reads back exactly), a datetime in
-ISO 8601 with its offset.  Nested values are not exported: a CSV table is flat, and so are
-the rows given here.
+``false``, an integer as it is, a datetime in ISO 8601 with its offset.  A fractional
+number is rounded to what it means (``decimals_of``): a rating (Elo, a fitted rating and
+its interval) to one decimal, any other (points, per-match means, scores from 0 to 1, so a
+percentage to one decimal) to three, then written as Python writes it (``1523.4``,
+``0.667``, ``3.5``).  The JSON answers keep full precision: a script gets the exact value,
+a spreadsheet what it means.  Nested values are not exported: a CSV table is flat, and so
+are the rows given here.
 
 No cell is a formula (OWASP's "CSV Injection"): text that a spreadsheet would run, one
 starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return, is written with a
@@ -40,14 +44,28 @@ def neutralised(text: str) -> str:
     return text
 
 
-def cell(value: Any) -> str:
-    """A value as its CSV cell (the module's rules); never a formula."""
+# the columns holding ratings (on the Elo scale), written to RATING_DECIMALS; any other
+# fractional number to DECIMALS
+RATING_COLUMNS = frozenset({"elo", "fitted_rating", "fitted_low", "fitted_high"})
+RATING_DECIMALS = 1
+DECIMALS = 3
+
+
+def decimals_of(column: str) -> int:
+    """How many decimals a fractional number of ``column`` is written with."""
+    return RATING_DECIMALS if column in RATING_COLUMNS else DECIMALS
+
+
+def cell(value: Any, decimals: int | None = None) -> str:
+    """A value as its CSV cell (the module's rules), a float rounded to ``decimals`` (None:
+    as it is); never a formula."""
     if value is None:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
-        return repr(value)
+        # + 0.0: a value rounded to zero from below is written 0.0, not -0.0
+        return repr(value if decimals is None else round(value, decimals) + 0.0)
     if isinstance(value, dt.datetime):
         return aware(value).isoformat()  # with its offset, as in the JSON answers
     if isinstance(value, (list, dict)):
@@ -62,7 +80,7 @@ def csv_text(rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> str:
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(columns)
     for row in rows:
-        writer.writerow([cell(row.get(c)) for c in columns])
+        writer.writerow([cell(row.get(c), decimals_of(c)) for c in columns])
     return out.getvalue()
 
 

@@ -43,7 +43,13 @@ def _known_game(game: str) -> None:
 def leaderboard(game: str) -> list[dict[str, Any]]:
     """The open arena's leaderboard of a game: active rated bots by Elo, with the fitted
     rating and its 95% interval when one has been fitted (an event's is at
-    ``/api/events/{id}/leaderboard``)"""
+    ``/api/events/{id}/leaderboard``)
+
+    ``provisional``: the fit rests on too little to be compared (no fit yet, too few rated
+    matches in it, or too wide an interval; the field says the numbers).  ``tie_group``:
+    neighbours sharing a number are statistically tied (their fitted ratings differ by
+    less than the 95% margin of the difference from the group's first row).
+    """
     _known_game(game)
     with database().session() as session:
         return services.leaderboard(session, game)
@@ -54,7 +60,7 @@ def leaderboard(game: str) -> list[dict[str, Any]]:
 def leaderboard_csv(game: str) -> Any:
     """The open arena's leaderboard of a game as CSV: the rows of ``/api/ratings/{game}``,
     flattened (the fitted rating's ``rating``, ``low`` and ``high`` become columns of
-    their own; ``rank`` and ``owner`` are added)"""
+    their own; ``rank`` and ``owner`` are added), ratings to one decimal"""
     _known_game(game)
     with database().session() as session:
         rows = leaderboard_rows(session, [game])
@@ -74,7 +80,8 @@ def leaderboard_rows(
 ) -> list[dict[str, Any]]:
     """The leaderboard of each game in turn (the open arena's, or ``event_id``'s) as flat
     rows: ``rank`` 1 for the best Elo of its game, the fitted rating and its interval as
-    three columns (null where no fit has been made), the bot's ``owner``."""
+    three columns (null where no fit has been made), whether it is ``provisional``, its
+    ``tie_group`` within its game, the bot's ``owner``."""
     boards = {game: services.leaderboard(session, game, event_id=event_id) for game in games}
     ids = {row["bot_id"] for rows in boards.values() for row in rows}
     owners = dict(session.execute(select(Bot.id, Bot.owner).where(Bot.id.in_(ids))).all())
@@ -94,6 +101,8 @@ def leaderboard_rows(
                     "fitted_rating": fitted.get("rating"),
                     "fitted_low": fitted.get("low"),
                     "fitted_high": fitted.get("high"),
+                    "provisional": row["provisional"],
+                    "tie_group": row["tie_group"],
                 }
             )
     return flat

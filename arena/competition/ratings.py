@@ -11,6 +11,10 @@ Two models:
   arithmetic, so a rebuild equals what is stored, float for float.
 - A maximum-likelihood fit (`fit_ratings`): Bradley-Terry on the whole history, independent
   of the order of the matches, on the Elo scale with a 95% interval.
+
+And how far a fit can be read: a fit on too little evidence is provisional
+(`is_provisional`), and neighbours on a leaderboard whose fitted ratings are not told apart
+at 95% are tied (`tie_groups`).
 """
 
 from __future__ import annotations
@@ -366,3 +370,66 @@ def fit_ratings(
             rating, rating - half_width, rating + half_width, int(games[row])
         )
     return fitted
+
+
+# -- how far a fit can be read ----------------------------------------------------------------
+# A fit is provisional, not yet a rating to compare, below this many rated matches or while
+# its 95% interval is wider than this many points.  A bot with one or two matches has an
+# interval thousands of points wide, its low end below zero; one with ten matches all lost
+# (or all won) is held near the others only by the prior, its interval still over 2,000
+# points.  The width allowed is generous because every interval also carries the
+# uncertainty of the common centre (the mean rating), which on a small leaderboard with a
+# newcomer widens the intervals of well-measured bots to several hundred points.
+PROVISIONAL_MATCHES = 10
+PROVISIONAL_WIDTH = 1000.0
+
+
+def is_provisional(matches: int | None, low: float | None, high: float | None) -> bool:
+    """Whether a fit of `matches` rated matches, 95% interval `low`..`high`, is provisional
+    (None: no fit yet, which is provisional too)."""
+    if matches is None or low is None or high is None:
+        return True
+    return matches < PROVISIONAL_MATCHES or high - low > PROVISIONAL_WIDTH
+
+
+def tied(a: tuple[float, float, float], b: tuple[float, float, float]) -> bool:
+    """Whether two fitted ratings (rating, low, high) are not told apart at 95%: their
+    difference is within 1.96 standard errors of the difference, sqrt(ha² + hb²) with h
+    each interval's half width (the two fits taken as independent).  Sharper than asking
+    whether the intervals overlap: two intervals of one width may overlap by almost 30% of
+    it and the ratings still differ."""
+    half_a, half_b = (a[2] - a[1]) / 2.0, (b[2] - b[1]) / 2.0
+    return abs(a[0] - b[0]) < math.hypot(half_a, half_b)
+
+
+def tie_groups(fits: Sequence[tuple[float, float, float] | None]) -> list[int | None]:
+    """The tie group of each row of a leaderboard, in its order: `fits` holds each row's
+    fitted (rating, low, high), None for a provisional row.
+
+    Walking down the rows, a row joins the group of the row above when it is tied
+    (`tied`) with that group's first row, else it starts a group of its own; a
+    provisional row belongs to none and ends the group above it.  Groups are numbered
+    1, 2, ... from the top, counting only those of two rows or more; a row alone is None.
+    Comparing with the group's first row, not the row just above, keeps a chain of small
+    steps from tying the top of a long leaderboard with its bottom.
+    """
+    starts: list[int | None] = []  # the row index of each row's group's first row
+    first: tuple[float, float, float] | None = None  # the fit of that first row
+    for i, fit in enumerate(fits):
+        if fit is None:
+            starts.append(None)
+            first = None
+        elif first is not None and tied(first, fit):
+            starts.append(starts[-1])  # first is set: the row above is in a group
+        else:
+            starts.append(i)
+            first = fit
+    sizes: dict[int, int] = {}
+    for start in starts:
+        if start is not None:
+            sizes[start] = sizes.get(start, 0) + 1
+    numbers: dict[int, int] = {}
+    for start in starts:
+        if start is not None and sizes[start] > 1 and start not in numbers:
+            numbers[start] = len(numbers) + 1
+    return [None if start is None else numbers.get(start) for start in starts]

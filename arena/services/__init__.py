@@ -17,7 +17,7 @@ One module per area, re-exported here (``services.create_tournament``):
 - ``bots``: registering, changing, rotating credentials, faults, deleting;
 - ``tournaments``: validate, schedule and write a tournament; read and cancel it;
 - ``deals``: what a deal not yet over keeps hidden;
-- ``reads``: leaderboard, progress, counts and pages of matches;
+- ``reads``: leaderboard, a bot's ratings, progress, counts and pages of matches;
 - ``ladders``: each game's rated ladder switch.
 """
 
@@ -65,11 +65,13 @@ from arena.services.errors import MAX_ID, MAX_SEED, ServiceError
 from arena.services.ladders import ladders, set_ladder
 from arena.services.reads import (
     bot_match_counts,
+    bot_ratings,
     get_match,
     leaderboard,
     list_matches,
     played_by_bot,
     played_by_game,
+    rating_view,
     tournament_progress,
 )
 from arena.services.tournaments import (
@@ -106,6 +108,7 @@ __all__ = [
     "TournamentPlan",
     "attach_bot",
     "bot_match_counts",
+    "bot_ratings",
     "build_progress",
     "caller",
     "cancel_tournament",
@@ -135,6 +138,7 @@ __all__ = [
     "new_token",
     "played_by_bot",
     "played_by_game",
+    "rating_view",
     "recent_faults",
     "register_bot",
     "resolve_options",

@@ -1,14 +1,15 @@
-"""Read models: the leaderboard, a tournament's progress, counts of matches played,
-pages of matches."""
+"""Read models: the leaderboard and a bot's ratings (one view of a rating for every page
+and answer), a tournament's progress, counts of matches played, pages of matches."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session, selectinload
 
+from arena.competition.ratings import is_provisional, tie_groups
 from arena.models import (
     MATCH_PLAYED,
     MATCH_STATUSES,
@@ -23,16 +24,52 @@ from arena.services.errors import MAX_ID, ServiceError
 from arena.services.events import not_hidden
 
 
-def leaderboard(session: Session, game: str, event_id: int | None = None) -> list[dict[str, Any]]:
-    """Rated active bots of ``game`` by live Elo, with the fitted rating when there is one:
-    the open arena's (``event_id`` None) or one event's (events never mix)."""
+def rating_view(rating: Rating, fitted: FittedRating | None) -> dict[str, Any]:
+    """A bot's rating in a game as every page and answer shows it (the leaderboards, an
+    event's, the bot's page, its table and its chart, ``GET /api/bots/{id}``): the live
+    Elo and its matches, the fitted rating (None before the first fit) and whether that
+    fit is ``provisional`` (``arena.competition.ratings.is_provisional``: too few matches
+    or too wide an interval to be compared; no fit yet is provisional too)."""
+    return {
+        "elo": rating.elo,
+        "matches": rating.matches,
+        "fitted": None
+        if fitted is None
+        else {
+            "rating": fitted.rating,
+            "low": fitted.low,
+            "high": fitted.high,
+            "matches": fitted.matches,
+        },
+        "provisional": is_provisional(
+            *((None, None, None) if fitted is None else (fitted.matches, fitted.low, fitted.high))
+        ),
+    }
+
+
+def _with_fit(statement: Select) -> Select:
+    return statement.outerjoin(
+        FittedRating,
+        (FittedRating.bot_id == Rating.bot_id) & (FittedRating.game == Rating.game),
+    )
+
+
+def bot_ratings(session: Session, bot_id: int) -> dict[str, dict[str, Any]]:
+    """The bot's rating in each game it was rated in (``rating_view``), by game: what its
+    page's table and its rating charts both read, whatever the bot's status."""
     rows = session.execute(
-        select(Rating, Bot.name, FittedRating)
-        .join(Bot, Bot.id == Rating.bot_id)
-        .outerjoin(
-            FittedRating,
-            (FittedRating.bot_id == Rating.bot_id) & (FittedRating.game == Rating.game),
-        )
+        _with_fit(select(Rating, FittedRating)).where(Rating.bot_id == bot_id).order_by(Rating.game)
+    )
+    return {rating.game: rating_view(rating, fitted) for rating, fitted in rows}
+
+
+def leaderboard(session: Session, game: str, event_id: int | None = None) -> list[dict[str, Any]]:
+    """Rated active bots of ``game`` by live Elo (``rating_view`` each): the open arena's
+    (``event_id`` None) or one event's (events never mix).  ``tie_group`` numbers the
+    runs of neighbours whose fitted ratings are not told apart at 95%
+    (``arena.competition.ratings.tie_groups``; None: not tied, or provisional)."""
+    rows = session.execute(
+        _with_fit(select(Rating, Bot.name, FittedRating).join(Bot, Bot.id == Rating.bot_id))
         .where(
             Rating.game == game,
             Bot.status == "active",
@@ -40,23 +77,21 @@ def leaderboard(session: Session, game: str, event_id: int | None = None) -> lis
         )
         .order_by(Rating.elo.desc(), Bot.name)
     )
-    return [
-        {
-            "bot_id": rating.bot_id,
-            "name": name,
-            "elo": rating.elo,
-            "matches": rating.matches,
-            "fitted": None
-            if fitted is None
-            else {
-                "rating": fitted.rating,
-                "low": fitted.low,
-                "high": fitted.high,
-                "matches": fitted.matches,
-            },
-        }
+    board = [
+        {"bot_id": rating.bot_id, "name": name, **rating_view(rating, fitted)}
         for rating, name, fitted in rows
     ]
+    groups = tie_groups(
+        [
+            None
+            if row["provisional"]
+            else (row["fitted"]["rating"], row["fitted"]["low"], row["fitted"]["high"])
+            for row in board
+        ]
+    )
+    for row, group in zip(board, groups, strict=True):
+        row["tie_group"] = group
+    return board
 
 
 def tournament_progress(session: Session, tournament: Tournament) -> dict[str, int]:

@@ -89,7 +89,7 @@ def build(app: Flask) -> dict[str, Any]:
         for name, (rating, low, high) in FITTED.items():
             session.add(
                 FittedRating(
-                    bot_id=ids[name], game="cactus", rating=rating, low=low, high=high, matches=9
+                    bot_id=ids[name], game="cactus", rating=rating, low=low, high=high, matches=12
                 )
             )
         veteran = add_bot(session, "veteran", ["president"]).id

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from arena.api.schemas.ratings import PROVISIONAL, TIE_GROUP
 from arena.games import GAMES
 
 
@@ -25,6 +26,10 @@ class LeaderboardExportRowSchema(Schema):
     fitted_rating = fields.Float(allow_none=True, metadata={"description": "null: not fitted"})
     fitted_low = fields.Float(allow_none=True, metadata={"description": "its 95% interval"})
     fitted_high = fields.Float(allow_none=True)
+    provisional = fields.Boolean(metadata={"description": PROVISIONAL})
+    tie_group = fields.Integer(
+        allow_none=True, metadata={"description": TIE_GROUP + " (numbered within its game)"}
+    )
 
 
 class StandingRowSchema(Schema):

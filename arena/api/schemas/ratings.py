@@ -5,6 +5,7 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from arena.api.schemas.fields import MAX_SEATS, StrictBoolean, StrictInteger, UtcDateTime
+from arena.competition.ratings import PROVISIONAL_MATCHES, PROVISIONAL_WIDTH
 
 
 class FittedSchema(Schema):
@@ -14,12 +15,33 @@ class FittedSchema(Schema):
     matches = fields.Integer()
 
 
-class LeaderboardRowSchema(Schema):
+PROVISIONAL = (
+    "true: too little evidence for the fitted rating to be compared (no fit yet, fewer "
+    f"than {PROVISIONAL_MATCHES} rated matches in it, or a 95% interval wider than "
+    f"{PROVISIONAL_WIDTH:.0f} points)"
+)
+TIE_GROUP = (
+    "bots sharing a number are statistically tied: neighbours on the leaderboard whose "
+    "fitted ratings differ by less than the 95% margin of the difference from the group's "
+    "first; null: not tied with a neighbour, or provisional"
+)
+
+
+class RatingViewSchema(Schema):
+    """A bot's rating in one game: the live Elo and the fitted rating, as every page shows it."""
+
+    elo = fields.Float()
+    matches = fields.Integer(metadata={"description": "rated matches played"})
+    fitted = fields.Nested(
+        FittedSchema, allow_none=True, metadata={"description": "null: not fitted yet"}
+    )
+    provisional = fields.Boolean(metadata={"description": PROVISIONAL})
+
+
+class LeaderboardRowSchema(RatingViewSchema):
     bot_id = fields.Integer()
     name = fields.String()
-    elo = fields.Float()
-    matches = fields.Integer()
-    fitted = fields.Nested(FittedSchema, allow_none=True)
+    tie_group = fields.Integer(allow_none=True, metadata={"description": TIE_GROUP})
 
 
 class LadderSchema(Schema):
