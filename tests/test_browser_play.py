@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -61,6 +62,7 @@ class Seat:
         self.page = page
         self.shown: list[tuple[int, list[str]]] = []  # (step, data-card faces)
         self.offered: dict[str, list[Any]] = {}  # decision id -> the actions' data-action
+        self.labels: list[str] = []  # the actions' buttons as they read
         self.bodies: list[dict[str, Any]] = []  # every request body its polls received
         page.on("response", self._response)
 
@@ -83,16 +85,18 @@ class Seat:
         """Keep the faces and the actions shown with the decision they are shown for, all
         read at once (a new request may redraw the page between two reads); returns that
         decision."""
-        decision, faces, actions = self.page.evaluate(
+        decision, faces, actions, labels = self.page.evaluate(
             "s => [document.querySelector('#seat').dataset.decision || null,"
             " Array.from(document.querySelectorAll(s), e => e.dataset.card),"
             " Array.from(document.querySelectorAll('#actions [data-action]'),"
-            " e => JSON.parse(e.dataset.action))]",
+            " e => JSON.parse(e.dataset.action)),"
+            " Array.from(document.querySelectorAll('#actions [data-action]'), e => e.innerText)]",
             TABLE_CARDS,
         )
         if decision is not None:
             self.shown.append((int(decision.split(":")[0]), faces))
             self.offered[decision] = actions
+            self.labels.extend(labels)
         return decision
 
     def play(
@@ -181,6 +185,16 @@ def test_a_person_plays_a_whole_match_against_the_house_bots(
     match_id = page.locator("#seat").get_attribute("data-match-id")
     assert outcome["seat"] == 0 and outcome["rank"] >= 1
     assert page.locator(f"[data-outcome] a[href$='/matches/{match_id}']").count() == 1
+    # each action reads as a person would say it ("Play two 7s"), not as its JSON fields
+    words = re.compile(r"(\d+\s+)?[A-Z][^\"{}_]*")
+    assert seat.labels and [t for t in seat.labels if not words.fullmatch(t)] == []
+    assert page.locator("#prompt").inner_text() == ""  # the outcome alone says it is over
+    shoot(page, f"play-{game}-end")
+    if game == "cactus":  # the end shows every layout face up, as the last reveal did
+        layouts = page.eval_on_selector_all(
+            "#table .layout [data-card]", "els => els.map(e => e.dataset.card)"
+        )
+        assert layouts and "hidden" not in layouts, layouts
     record = record_of(site, match_id)
     assert record["outcome"]["ranks"] == outcome["ranks"]
     # every decision of the person's was a click in time: no fault

@@ -38,6 +38,7 @@ DEFAULT_DEADLINE_SECONDS = 60  # a person's time for each decision, unless the m
 MAX_DEADLINE_SECONDS = 600
 MIN_DEADLINE_SECONDS = 2
 PERSON_NAME_MAX = 40
+SEAT_TAG = " · person "  # a seat's name: the person's, this, and a short tag (names are unique)
 HOUSE_OWNER = "arena"
 PERSON_SDK = "browser"
 
@@ -112,6 +113,13 @@ def house_bot(session: Session, policy: str) -> Bot:
     return bot
 
 
+def shown_name(seat_name: str) -> str:
+    """A person's seat's name as the person gave it, without the tag that makes it unique
+    ("ada · person 0c62ce": "ada")."""
+    shown, tag, _ = seat_name.rpartition(SEAT_TAG)
+    return shown if tag else seat_name
+
+
 def person_seat(
     session: Session,
     game_id: str,
@@ -128,7 +136,7 @@ def person_seat(
     shown = bot_name(name)[:PERSON_NAME_MAX] or "guest"
     while True:
         tag = f"{random.SystemRandom().getrandbits(24):06x}"
-        full = f"{shown} · person {tag}"
+        full = f"{shown}{SEAT_TAG}{tag}"
         if session.scalar(select(Bot.id).where(Bot.name_key == bot_name_key(full))) is None:
             break
     secret = new_token()

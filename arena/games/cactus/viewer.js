@@ -104,9 +104,50 @@ ArenaViewer.register("cactus", (kit) => {
     ],
   };
 
-  // the table at one step: [the centre, one area per seat]
+  // a legal action as a person would say it (the buttons of a person's seat, /play)
+  function action(a, view) {
+    const discard = view.discard || [];
+    const inHand = view.drawn !== null && view.drawn !== undefined ? card(view.drawn) : "it";
+    switch (a.type) {
+      case "initial_peek":
+        return ["Look at your slots " + a.slots.join(" and ")];
+      case "draw":
+        return ["Draw from the stock"];
+      case "take_discard":
+        return ["Take ", discard.length ? card(discard[discard.length - 1]) : "the top card",
+          " from the discard pile"];  // prettier-ignore
+      case "peek":
+        return ["Look at your slot " + a.slot];
+      case "swap":
+        return ["Put ", inHand, " in your slot " + a.slot];
+      case "discard":
+        return ["Discard ", inHand];
+      case "snap":
+        return ["Snap your slot " + a.slot];
+      case "pass":
+        return ["Pass"];
+      case "skip":
+        return ["Skip the power"];
+      case "peek_other":
+        return ["Look at ", player(a.player), "'s slot " + a.slot];
+      case "blind_swap":
+        return ["Swap your slot " + a.slot + " with ", player(a.player), "'s slot " + a.other_slot];
+      case "call":
+        return ["Call Cactus!"];
+      default:
+        return null;
+    }
+  }
+
+  // the table at one step: [the centre, one area per seat]; once the match is over, every
+  // layout face up as the round's last reveal showed it (CA-10), when the view has it
   function table(view, frame) {
-    const seatsDrawn = (view.layouts || []).map((layout, seat) => {
+    let layouts = view.layouts || [];
+    if (view.phase === "over") {
+      const reveal = (view.events || []).filter((e) => e.type === "reveal").pop();
+      if (reveal && Array.isArray(reveal.layouts)) layouts = reveal.layouts;
+    }
+    const seatsDrawn = layouts.map((layout, seat) => {
       const slots = layout.slice().sort((a, b) => a.slot - b.slot);
       const grid = el(
         "div",
@@ -145,5 +186,5 @@ ArenaViewer.register("cactus", (kit) => {
     return [center, seatsDrawn];
   }
 
-  return { events, table };
+  return { events, table, action };
 });

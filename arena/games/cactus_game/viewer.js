@@ -103,6 +103,32 @@ ArenaViewer.register("cactus-game", (kit) => {
     ],
   };
 
+  // a legal action as a person would say it (the buttons of a person's seat, /play)
+  function action(a) {
+    switch (a.type) {
+      case "draw":
+        return ["Draw a card"];
+      case "play_set":
+        return ["Play the set ", cards(a.cards)];
+      case "play":
+        return [
+          "Play ",
+          card(a.card),
+          typeof a.target === "number" ? [" at ", player(a.target)] : "",
+          Array.isArray(a.players) ? [": ", seats(a.players)] : "",
+          a.named ? [", asking for ", card(a.named)] : "",
+        ];
+      case "pass":
+        return ["Let it be"];
+      case "stop":
+        return ["Play a Stop"];
+      case "take":
+        return ["Take ", card(a.card)];
+      default:
+        return null;
+    }
+  }
+
   // the table at one step: [the centre, one area per seat]
   function table(view, frame) {
     const seatsDrawn = (view.hand_sizes || []).map((size, seat) => {
@@ -164,5 +190,5 @@ ArenaViewer.register("cactus-game", (kit) => {
     return [center, seatsDrawn];
   }
 
-  return { events, table };
+  return { events, table, action };
 });

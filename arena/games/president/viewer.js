@@ -60,6 +60,54 @@ ArenaViewer.register("president", (kit) => {
     turn: (e) => ["Turn: ", player(e.player), " to play"],
   };
 
+  // cards of one rank in words: "A", "two 7s", "the black Joker"
+  const NUMBERS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"];
+  const JOKERS = { BJ: "black", RJ: "red" };
+  function ofRank(rank, count) {
+    const many = NUMBERS[count] || String(count);
+    if (JOKERS[rank]) {
+      return count === 1 ? "the " + JOKERS[rank] + " Joker" : many + " " + JOKERS[rank] + " Jokers";
+    }
+    return count === 1 ? String(rank) : many + " " + rank + "s";
+  }
+  const jokers = (n) => (n === 1 ? "a Joker" : (NUMBERS[n] || String(n)) + " Jokers");
+
+  // a legal action as a person would say it (the buttons of a person's seat, /play)
+  function action(a) {
+    switch (a.type) {
+      case "pass":
+        return ["Pass"];
+      case "play":
+        return ["Play " + ofRank(a.rank, a.count) + (a.jokers ? " (with " + jokers(a.jokers) + ")" : "")];
+      case "give":
+        return ["Give " + (a.ranks.length ? a.ranks.join(" and ") : "nothing")];
+      case "run":
+        return ["Play a run of " + a.length + " from " + a.rank +
+          (a.count > 1 ? ", " + (NUMBERS[a.count] || a.count) + " of each" : "")];  // prettier-ignore
+      case "throw":
+        return ["Throw " + ofRank(a.rank, a.count)];
+      case "coup_d_etat":
+      case "guillotine":
+        return [(a.type === "guillotine" ? "Guillotine" : "Coup d'état") + ": " +
+          ofRank(a.rank, a.count - a.jokers) + " and " + jokers(a.jokers)];  // prettier-ignore
+      case "name":
+        return [
+          "Name ",
+          player(a.trou_du_cul),
+          " Trou du Cul",
+          typeof a.vice_president === "number" ? [" and ", player(a.vice_president), " Vice-Président"] : "",
+        ];
+      case "putsch":
+        return ["Putsch: cancel every exchange"];
+      case "lay":
+        return ["Lay " + ofRank(a.rank, a.count) + " face down"];
+      case "call":
+        return ["Call menteur!"];
+      default:
+        return null;
+    }
+  }
+
   // the table at one step: [the centre, one area per seat]
   function table(view, frame) {
     // places is the finishing order (PR-8): the seat in each place, first to last, null
@@ -132,5 +180,5 @@ ArenaViewer.register("president", (kit) => {
     return [center, seatsDrawn];
   }
 
-  return { events, table };
+  return { events, table, action };
 });

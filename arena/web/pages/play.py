@@ -42,6 +42,7 @@ def play_game(game_id: str) -> str:
         presets=list(game.presets),
         deadlines=DEADLINES,
         default_deadline=people.DEFAULT_DEADLINE_SECONDS,
+        person_name_max=people.PERSON_NAME_MAX,
         open_play=config().open_play,
     )
 
@@ -72,7 +73,7 @@ def play_seat(bot_id: int) -> str:
         return render_template(
             "play_seat.html",
             bot=bot,
-            seat_name=None if hidden else bot.name,
+            seat_name=None if hidden else people.shown_name(bot.name),
             game=GAMES[game],
             matches=matches,
             deadline_s=(bot.deadline_ms or 0) // 1000,

@@ -11,21 +11,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, abort, render_template
-from sqlalchemy import func, select
+from flask import Response, abort, render_template, request
+from sqlalchemy import func, or_, select
 from werkzeug.http import quote_etag
 
 from arena import services
 from arena.competition import formats, standings
-from arena.games import GAMES
+from arena.games import GAMES, POLICIES
 from arena.models import Bot, Event, Match, Tournament, TournamentEntry
 from arena.relay import sessions
-from arena.services import events, grading, versions, workers
+from arena.services import events, grading, people, versions, workers
+from arena.services.access import admin_open
 from arena.web.pages.common import (
     LIST_PAGE,
     NOTHING,
     bp,
     check_visible,
+    config,
     database,
     game_rows,
     hidden_events,
@@ -100,18 +102,6 @@ def tournaments() -> str:
 @bp.get("/tournaments/new")
 def tournament_new() -> str:
     with database().session() as session:
-        rows = list(
-            session.scalars(
-                select(Bot)
-                .where(
-                    Bot.status == "active",
-                    Bot.kind != "person",
-                    events.not_hidden(Bot.event_id, hidden_events(session)),
-                )
-                .order_by(Bot.name)
-            )
-        )
-        offline = set(sessions.offline(session, (b.id for b in rows)))
         who = reader(session)
         # an event's tournament is started by its organisers: theirs are offered
         organised = [
@@ -119,13 +109,36 @@ def tournament_new() -> str:
             for e in session.scalars(select(Event).order_by(Event.id.desc()))
             if who.organises_event(e.id)
         ]
+        if organised:
+            # the house bots are every event's reference opponents: made on first use
+            for policy in sorted({p for game in POLICIES.values() for p in game}):
+                people.house_bot(session, policy)
+        rows = list(
+            session.scalars(
+                select(Bot)
+                .where(
+                    Bot.status == "active",
+                    Bot.kind != "person",
+                    # a reference bot is offered to every event, whatever its own
+                    or_(
+                        events.not_hidden(Bot.event_id, hidden_events(session)),
+                        Bot.reference.is_(True),
+                    ),
+                )
+                .order_by(Bot.name)
+            )
+        )
+        offline = set(sessions.offline(session, (b.id for b in rows)))
+        chosen = request.args.get("event_id", type=int)
         return render_template(
             "tournament_new.html",
             games=game_rows(),
             events=organised,
+            chosen_event=chosen if chosen in {e.id for e in organised} else None,
             bots=rows,
             offline=offline,
             game_options=_option_forms(),
+            token_field=_token_field(who),
         )
 
 
@@ -138,6 +151,11 @@ def tournament(tournament_id: int) -> Response:
         check_visible(session, found.event_id, f"tournament {tournament_id}")
         progress = services.tournament_progress(session, found)
         pager = paginate(progress["total"], TOURNAMENT_MATCHES_PAGE)
+        who = reader(session)
+        may_cancel = who.organises_event(found.event_id) or (
+            found.event_id is None and admin_open(config())
+        )
+        token_field = not may_cancel and _token_field(who)
         # everything the page shows that changes does so with the status, the counts or
         # an entrant's name (a rename or a deletion changes its bot's updated_at)
         renamed = session.scalar(
@@ -152,7 +170,7 @@ def tournament(tournament_id: int) -> Response:
         )
         etag = page_etag(
             found.status, sorted(progress.items()), pager["page"], renamed, offline,
-            [w["code"] for w in stalls],
+            [w["code"] for w in stalls], may_cancel, token_field,
         )  # fmt: skip
         unchanged = not_modified(etag)
         if unchanged is not None:
@@ -209,10 +227,21 @@ def tournament(tournament_id: int) -> Response:
             live_listed=LIVE_MATCHES_LISTED,
             pager=pager,
             live=live,
+            may_cancel=may_cancel,
+            token_field=token_field,
             build=services.build_progress(session, found),
             etag=quote_etag(etag, weak=True),  # the header's value, for forms.js
         )
         return with_validators(Response(body, mimetype="text/html"), etag)
+
+
+def _token_field(who: services.Caller) -> bool:
+    """Whether a form that starts or cancels tournaments offers a field for the organiser
+    token: only to a visitor without an account where a token is configured (its holder
+    acts with it; in the local profile without accounts, say).  A signed-in account acts
+    with its login (an event's organisers, an admin) or may not act at all, and where no
+    token is configured the admin's operations are open to anyone (``admin_open``)."""
+    return who.anonymous and not admin_open(config())
 
 
 def _grades(session: Any, tournament: Tournament) -> list[dict[str, Any]] | None:

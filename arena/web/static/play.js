@@ -154,12 +154,11 @@
       while (log.children.length > 60) log.lastChild.remove();
     }
 
-    // an action in words, as plain text (a card it names is not a card shown)
-    function words(action) {
-      return Object.keys(action)
-        .map((key) => (key === "type" ? String(action.type) : key + " " + JSON.stringify(action[key])))
-        .join(" ")
-        .replace(/_/g, " ");
+    // an action as a person would say it (the game's words: its drawing's `action`), as
+    // plain text: a card it names is not a card shown
+    function words(action, view) {
+      if (!table) return JSON.stringify(action);
+      return table.kit.el("span", "", [table.kit.actionWords(action, view)]).textContent;
     }
 
     function logEvents(view) {
@@ -231,7 +230,7 @@
       if (!current) return;
       const id = current.id;
       answer(id, { action });
-      note("You: " + words(action), "mine");
+      note("You: " + words(action, current.body.view), "mine");
       clearActions();
       prompt.textContent = "Waiting for the other players…";
       if (inFlight) inFlight.abort(); // the answer leaves now, in a new poll
@@ -261,7 +260,7 @@
         button.className = "action" + (isPass(action) ? " pass" : "");
         button.dataset.action = JSON.stringify(action);
         if (i < 9) button.dataset.key = String(i + 1);
-        kit.append(button, [i < 9 ? el("kbd", String(i + 1)) : "", " ", kit.actionText(action)]);
+        kit.append(button, [i < 9 ? el("kbd", String(i + 1)) : "", " ", kit.actionWords(action, body.view)]);
         button.addEventListener("click", () => choose(action));
         actionsPane.appendChild(button);
       });
@@ -297,7 +296,9 @@
     function tableOf(body) {
       let found = tables.get(body.match_id);
       if (!found) {
-        const players = body.players || [];
+        // a person's seat is named "<their name> · person <tag>" (the tag keeps names
+        // unique): the table says the name they gave
+        const players = (body.players || []).map((n) => String(n).replace(/ · person [0-9a-f]{6}$/, ""));
         found = ArenaViewer.table(game, { players, perspective: () => String(body.seat) });
         tables.set(body.match_id, found);
       }
@@ -332,8 +333,8 @@
       link.textContent = "The whole replay of match " + id;
       link.dataset.replay = id;
       outcomePane.appendChild(link);
-      prompt.textContent = "The match is over.";
-      note("Match " + id + " is over");
+      // the outcome says the match is over (and the log has the game's own sentence)
+      prompt.textContent = "";
     }
 
     function handle(item) {

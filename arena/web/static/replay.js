@@ -16,6 +16,7 @@
 //   ArenaViewer.register("<game id>", (kit) => ({
 //     events: { <event type>: (event) => parts, ... },  // the log's sentence per event
 //     table: (view, frame) => [center, seatAreas],      // the table at one step
+//     action: (action, view) => parts,                  // a legal action in words
 //   }));
 //
 // The core calls the function once, when the page is ready, with the kit: the pieces
@@ -24,7 +25,9 @@
 // nodes, arrays of them, and "" or null for nothing.  `view` is the frame's view (the
 // engine's view of the perspective's seat, or the whole or public table), `frame` the
 // step (its events and decisions); `center` is one node, `seatAreas` one seatPanel() per
-// seat.  Both members are optional: an event type a game leaves out gets the core's
+// seat.  `action` says a legal action as a person would ("Play two 7s"), for the buttons
+// of a person's seat (/play), given the view it is legal in; null for one it does not
+// know.  Every member is optional: an event type a game leaves out gets the core's
 // sentence (turn, match_over) or its raw fields, as does one whose sentence throws; with
 // no table (or none registered for the page's game) the log and decisions are shown alone.
 "use strict";
@@ -163,6 +166,21 @@
       return parts;
     }
 
+    // a legal action as a person would say it: the game's own words (its drawing's
+    // `action`), else its fields as actionText shows them
+    function actionWords(action, view) {
+      const own = (ctx.drawing() || {}).action;
+      if (own && action && typeof action === "object") {
+        try {
+          const parts = own(action, view || {});
+          if (parts) return parts;
+        } catch (err) {
+          // a field this drawing does not expect: the fields as they are
+        }
+      }
+      return actionText(action);
+    }
+
     function seatName(seat) {
       const name = players[seat];
       return name !== undefined ? name : "seat " + seat;
@@ -228,7 +246,8 @@
 
     return {
       el, append, player, card, cards, humanize, plural, perSeat, seats, shortJSON,
-      describe, actionText, seatName, actors, seatPanel, faceDown, faceUp, pile, fact,
+      describe, actionText, actionWords, seatName, actors, seatPanel, faceDown, faceUp, pile,
+      fact,
     };  // prettier-ignore
   }
 
