@@ -228,7 +228,10 @@ def test_a_laptop_bot_registers_to_connect_out_and_is_told_how_to_start(
         bot = session.scalar(select(Bot).where(Bot.name == "laptop-bot"))
         assert bot is not None and bot.endpoint is None and bot.games == ["cactus"]
     command = page.locator("#connect-command").inner_text()
-    assert command == (f"python bot.py --connect {site['url']} --bot-id {bot.id} --secret {secret}")
+    # the secret from the environment, as the SDK's README advises: not on the command line
+    assert command == (
+        f"export ARENA_BOT_SECRET={secret}\npython bot.py --connect {site['url']} --bot-id {bot.id}"
+    )
     shoot(page, "registered-connect")
 
 

@@ -106,7 +106,8 @@ def test_a_student_signs_up_registers_a_bot_and_finds_it_in_the_roster(page, sit
     page.get_by_label("Name", exact=True).fill("ada-bot")
     page.get_by_label("It connects out to the arena").check()
     assert page.locator(".endpoint-field").is_hidden()
-    page.get_by_label("Event").select_option(label="Algorithms 2")
+    # her only event is chosen already: the bot lands in the class, not the open arena
+    assert page.get_by_label("Event").locator("option:checked").inner_text() == "Algorithms 2"
     page.locator('input[name="games"][value="cactus"]').check()
     page.get_by_role("button", name="Register").click()
     result = page.locator("#register-result")
@@ -189,6 +190,14 @@ def test_the_organiser_starts_the_events_tournament_with_its_bots_only(page, sit
         json={"name": "open-bot", "connect": True, "games": ["cactus"], "owner": "someone"},
         headers=auth(ADMIN),
     ).get_json()
+    # a reference bot, registered nowhere near the event, is offered to it all the same
+    sample = api.post(
+        "/api/bots",
+        json={"name": "sample-ref", "connect": True, "games": ["cactus"], "owner": "teacher"},
+        headers=auth(ADMIN),
+    ).get_json()
+    marked = api.patch(f"/api/bots/{sample['id']}", json={"reference": True}, headers=auth(ADMIN))
+    assert marked.status_code == 200, marked.get_json()
 
     page.goto(f"{site['url']}/")
     log_in(page, "Ms Lovelace")
@@ -200,7 +209,11 @@ def test_the_organiser_starts_the_events_tournament_with_its_bots_only(page, sit
     page.get_by_label("Event").select_option(label="Algorithms 2")
     names = [t.split("(")[0].strip() for t in visible.all_inner_texts()]
     assert "cy-bot" in names and "di-bot" in names and "open-bot" not in names
+    # and the reference bots: the house bots and the one marked, badged as such
+    assert "house random" in names and "sample-ref" in names
+    assert visible.filter(has_text="sample-ref").locator(".badge.reference").is_visible()
     page.fill("input[name=name]", "Class cup")
+    entered.append(sample["id"])
     for bot_id in entered:
         page.check(f"input[name=bot_ids][value='{bot_id}']")
     page.get_by_role("button", name="Start tournament").click()

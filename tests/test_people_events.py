@@ -118,7 +118,7 @@ def test_an_event_tournament_seats_its_people_in_the_event(scene: Scene, enqueue
     # events still never mix: a bot of the open arena does not sit beside the event's people
     other = scene.client.post(
         "/api/bots",
-        json={"name": "open-bot", "connect": True, "games": ["cactus"]},
+        json={"name": "open-bot", "connect": True, "games": ["cactus"], "event_id": None},
         headers=auth(scene.member),
     ).get_json()
     mixed = tournament_body([scene.bot_id, other["id"]], event_id=scene.event_id, people=["Bo"])

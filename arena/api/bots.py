@@ -6,6 +6,7 @@ contestant's bot over.  A private event's bots are for its members only."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from flask.views import MethodView
@@ -39,9 +40,14 @@ from arena.api.schemas.bots import (
     BotUpdateSchema,
 )
 from arena.api.schemas.tournaments import BotVersionSchema
-from arena.models import Bot, BotSession, Rating, bot_name_key
+from arena.models import Bot, BotSession, bot_name_key
 from arena.relay import sessions
-from arena.services import events, versions
+from arena.services import bots as bot_rules
+from arena.services import events, validation, versions
+from arena.services.bots import started_validation
+from arena.worker import queue
+
+log = logging.getLogger(__name__)
 
 blp = ApiBlueprint(
     "bots", __name__, url_prefix="/api/bots", description="Bot endpoints and their owners."
@@ -50,7 +56,8 @@ blp = ApiBlueprint(
 
 def _row(bot: Bot, schema: type[BotSchema], reader: services.Caller, **extra: Any) -> dict:
     """The answer's fields of ``bot``, its endpoint only for those who may see it."""
-    row = as_row(bot, schema, **extra)
+    row = as_row(bot, schema, **{"validation": validation.verdict(bot), **extra})
+    row["reference"] = bool(bot.reference) or bot.kind == "house"
     if not reader.sees_endpoint(bot):
         del row["endpoint"]
     return row
@@ -84,6 +91,9 @@ class Bots(MethodView):
             statement = statement.where(Bot.kind != "person")
         if "event_id" in query:
             statement = statement.where(Bot.event_id == query["event_id"])
+        if "reference" in query:
+            offered = (Bot.kind == "house") | Bot.reference.is_(True)
+            statement = statement.where(offered if query["reference"] else ~offered)
         if "owner" in query:
             statement = statement.where(func.lower(Bot.owner) == query["owner"].strip().lower())
         with database().session() as session:
@@ -92,7 +102,10 @@ class Bots(MethodView):
                 reader.check_account("mine=true")
                 statement = statement.where(Bot.account_id == reader.account_id)
             hidden = events.hidden_event_ids(session, reader)
-            statement = statement.where(events.not_hidden(Bot.event_id, hidden))
+            # a reference bot is offered to every event: listed whatever its own event
+            statement = statement.where(
+                events.not_hidden(Bot.event_id, hidden) | Bot.reference.is_(True)
+            )
             bots = list(session.scalars(statement.order_by(Bot.name)))
             if "game" in query:  # games is a JSON list: filtered here, portably
                 bots = [b for b in bots if query["game"] in b.games]
@@ -115,11 +128,13 @@ class Bots(MethodView):
         (then the bot can run with it before it is registered).  Names are compared
         as they look: without case and surrounding spaces, with letters of other
         alphabets or widths drawn alike (a Cyrillic a, a fullwidth a) as one; a name
-        that differs from a taken name only in those is a 409.  Registered from an
-        account (its login or API token), the bot belongs to it and needs no ``owner``;
-        ``event_id`` enters it in one of the account's events (while its registration is
-        open, up to its bots per account).  Without an account a free-text ``owner`` is
-        needed, where the server allows it.
+        that differs from a taken name only in those (of a bot not deleted: a deleted
+        bot's name is free again) is a 409.  Registered from an account (its login or
+        API token), the bot belongs to it and needs no ``owner``; ``event_id`` enters it
+        in one of the account's events (while its registration is open, up to its bots
+        per account).  Without ``event_id``, an account in exactly one event registers
+        into that event; ``"event_id": null`` is the open arena.  Without an account a
+        free-text ``owner`` is needed, where the server allows it (the open arena).
         """
         with database().session() as session:
             who = current_caller(session)
@@ -136,23 +151,38 @@ class Bots(MethodView):
                 config(),
                 who=who,
                 info_fetcher=None if fetched is None else (lambda _endpoint: fetched),
-                **data,
+                # no event named: the account's only event (an explicit null: the open arena)
+                **{"event_id": bot_rules.HOME_EVENT, **data},
             )
+            started = started_validation(bot, None)
+        send_validation(started)
         return as_row(
             bot,
             BotRegisteredSchema,
             owner_token=owner_token,
             signing_secret=signing_secret,
+            validation=validation.verdict(bot),
         )
 
 
+def send_validation(match_ids: list[int]) -> None:
+    """Send a bot's new validation match to the workers, after the commit that wrote it;
+    with the broker away it stays queued in the database, where the wardens send it."""
+    if not match_ids:
+        return
+    try:
+        queue.enqueue_matches(config(), match_ids)
+    except Exception:
+        log.exception("validation match %s: enqueueing it failed", match_ids)
+
+
 def _bot_detail(session: Any, bot: Bot, reader: services.Caller) -> dict[str, Any]:
-    ratings = session.scalars(select(Rating).where(Rating.bot_id == bot.id).order_by(Rating.game))
+    ratings = services.bot_ratings(session, bot.id)  # as the pages show them
     return _row(
         bot,
         BotDetailSchema,
         reader,
-        ratings=[{"game": r.game, "elo": r.elo, "matches": r.matches} for r in ratings],
+        ratings=[{"game": game, **view} for game, view in ratings.items()],
         recent_faults=services.recent_faults(session, bot.id),
         connection=sessions.presence(session.get(BotSession, bot.id)) if bot.connect else None,
     )
@@ -171,7 +201,8 @@ class BotById(MethodView):
         with database().session() as session:
             reader = current_caller(session)
             bot = services.get_bot(session, bot_id)
-            services.check_visible(session, reader, bot.event_id, f"bot {bot_id}")
+            if not bot.reference:  # a reference bot is offered to every event: seen by all
+                services.check_visible(session, reader, bot.event_id, f"bot {bot_id}")
             return _bot_detail(session, bot, reader)
 
     @credentials_first(nobody)
@@ -184,8 +215,24 @@ class BotById(MethodView):
         A new (or the same) endpoint is checked again with ``GET /``, which also refreshes
         what the bot declares.  An organiser of the bot's event (or the admin) may also
         rename it, pause it (``status: paused``; only an organiser resumes it) and, after
-        the event's freeze, still change its endpoint; its owner may not.
+        the event's freeze, still change its endpoint; its owner may not.  A new name is
+        checked against the bots not deleted only.
+
+        ``event_id`` moves the bot into that event (null: the open arena).  Its owner
+        moves it out of an event before that event's freeze, and into an event they are
+        in from their account, within its rules as for a new bot (registration window,
+        freeze, bots per account); an organiser of the event (or the admin) moves it out,
+        or in (a bot of an account in the event) at any time.  The bot must play only the
+        event's games (give ``games`` with the move).
+
+        ``reference: true`` marks a reference bot, offered in every event's tournaments
+        and qualifiers and never graded: an organiser of its event or the admin (for a
+        bot of the open arena: the admin, or an organiser whose bot it is; anyone where
+        no organiser token is set); its owner may also take the mark off.
         """
+        moving = "event_id" in data
+        target = data.pop("event_id", None)
+        reference = data.pop("reference", None)
         info = None
         if "endpoint" in data:
             # the caller is checked before the arena calls anything, and the bot is called
@@ -197,10 +244,23 @@ class BotById(MethodView):
             info = services.fetch_bot_info(config(), data["endpoint"])
         with database().session() as session:
             bot = services.get_bot(session, bot_id)
+            before = bot.validation_match_id
             who = current_caller(session)
-            services.check_manages(who, bot)
-            services.update_bot(session, config(), bot, info=info, who=who, **data)
-            return _bot_detail(session, bot, who)
+            if data:
+                services.check_manages(who, bot)
+                services.update_bot(session, config(), bot, info=info, who=who, **data)
+            else:
+                # moving or marking only: those rules say who may (an organiser of the
+                # event it moves into does not manage it yet)
+                services.check_visible(session, who, bot.event_id, f"bot {bot_id}")
+            if moving:
+                bot_rules.move_bot(session, who, bot, target)
+            if reference is not None:
+                bot_rules.set_reference(session, config(), who, bot, reference)
+            detail = _bot_detail(session, bot, who)
+            started = started_validation(bot, before)
+        send_validation(started)  # its GET / checked again: a new version is validated
+        return detail
 
     @blp.response(204)
     @blp.doc(security=BEARER)

@@ -207,6 +207,7 @@ class Tournaments(MethodView):
                 options=options,
                 rated=rated,
                 build_inline=services.BUILD_INLINE,
+                created_by=current_caller(session).account_id,  # told when it finishes
                 **data,
             )
             seat_links = [link.json() for link in links]
@@ -293,7 +294,12 @@ def final(data: dict[str, Any], tournament_id: int) -> Any:
         original = _visible_tournament(session, tournament_id)
         check_starts(session, original.event_id)
         tournament, match_ids = services.create_final(
-            session, config(), original, build_inline=services.BUILD_INLINE, **data
+            session,
+            config(),
+            original,
+            build_inline=services.BUILD_INLINE,
+            created_by=current_caller(session).account_id,
+            **data,
         )
         rated = session.scalar(
             select(Match.rated).where(Match.tournament_id == original.id).limit(1)

@@ -1,5 +1,7 @@
 """Bots: registering one (its ``GET /`` checked and bounded, or a bot that connects
-out), changing it, rotating its credentials, its recent faults, deleting it."""
+out; from an account, into its event by default), changing it, moving it between
+events, marking it as a reference bot (offered in every event's tournaments), rotating
+its credentials, its recent faults, deleting it (its name is free again)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, object_session
 
 from arena.config import Config
 from arena.games import GAMES
@@ -27,10 +29,11 @@ from arena.models import (
     bot_name,
     bot_name_key,
 )
-from arena.services import events
+from arena.services import events, notices, validation
 from arena.services.access import (
     ROTATABLE,
     Caller,
+    admin_open,
     hash_token,
     new_token,
     signing_secret_problem,
@@ -171,7 +174,19 @@ def connect_info(bot: Bot, info: Any, session: Session | None = None) -> dict[st
             f"{kept.get('version')!r} (versions are pinned at the freeze)",
         )
     bot.info = kept
+    # a new version of it (its first session, another version, a version that failed)
+    # plays a validation match: the caller sends ``started_validation`` after its commit
+    version = kept.get("version")
+    if session is not None and bot.connect and validation.new_version(session, bot, version):
+        validation.begin(session, bot, version)
     return kept
+
+
+def started_validation(bot: Bot, before: int | None) -> list[int]:
+    """The validation match to send to the workers after the commit, if one started
+    since the bot's latest validation was ``before`` (its ``validation_match_id`` then)."""
+    started = bot.validation_match_id
+    return [started] if started is not None and started != before else []
 
 
 def _registered_games(declared: Sequence[str], requested: Sequence[str] | None) -> list[str]:
@@ -214,9 +229,11 @@ def _name_taken(name: str, taken: str | None = None) -> ServiceError:
 
 
 def _check_name_free(session: Session, name: str, bot_id: int | None = None) -> None:
-    """409 when another bot (deleted ones too: they keep their names) has a name with the
-    same key (``bot_name_key``: trimmed, case folded, look-alike letters as one)."""
-    query = select(Bot.name).where(Bot.name_key == bot_name_key(name))
+    """409 when another live bot has a name with the same key (``bot_name_key``: trimmed,
+    case folded, look-alike letters as one).  A deleted bot's name is free again: the
+    deleted bot keeps it on its matches, and the database's unique index is over the
+    bots not deleted only (migration 0019)."""
+    query = select(Bot.name).where(Bot.name_key == bot_name_key(name), Bot.status != "deleted")
     if bot_id is not None:
         query = query.where(Bot.id != bot_id)
     taken = session.scalar(query.limit(1))
@@ -230,6 +247,39 @@ def _flush(session: Session, name: str) -> None:
         session.flush()
     except IntegrityError:
         raise _name_taken(name) from None
+
+
+class _HomeEvent:
+    """The type of ``HOME_EVENT``."""
+
+    def __repr__(self) -> str:
+        return "HOME_EVENT"
+
+
+# ``register_bot``'s ``event_id`` when the request names none (the API's default): the
+# account's only event (``events.home_event_id``), else the open arena.  An explicit None
+# is the open arena.
+HOME_EVENT = _HomeEvent()
+
+
+def _defaulted(event_id: int) -> Callable[[ServiceError], ServiceError]:
+    """A refusal to enter the event a bot was entering by default, told as such: the
+    request named no event, and ``"event_id": null`` is the way to the open arena."""
+
+    def told(exc: ServiceError) -> ServiceError:
+        return ServiceError(
+            exc.status,
+            f"{exc.message} (the bot was entering event {event_id}, your event, as the "
+            'request names no event: give "event_id": null to register it in the open '
+            "arena, or the id of another event)",
+            **exc.fields,
+        )
+
+    return told
+
+
+def _as_is(exc: ServiceError) -> ServiceError:
+    return exc
 
 
 def check_may_register(config: Config, who: Caller) -> None:
@@ -246,7 +296,7 @@ def register_bot(
     endpoint: str | None = None,
     owner: str | None = None,
     who: Caller | None = None,
-    event_id: int | None = None,
+    event_id: int | _HomeEvent | None = None,
     description: str = "",
     games: Sequence[str] | None = None,
     signing_secret: str | None = None,
@@ -265,8 +315,9 @@ def register_bot(
 
     ``who`` registers it: an account's bot belongs to it (its owner defaults to the
     account's name) and may enter one of its events (``event_id``: its window, freeze and
-    per-account limit apply); without an account, a free-text ``owner`` is needed and the
-    operator must allow it (``config.open_registration``).
+    per-account limit apply; ``HOME_EVENT``: the account's only event, else the open
+    arena); without an account, a free-text ``owner`` is needed and the operator must
+    allow it (``config.open_registration``).
     """
     who = who or Caller()
     name = bot_name(name)
@@ -276,10 +327,18 @@ def register_bot(
         if who.name is None:
             raise ServiceError(422, "owner: give the bot's owner (or register it from an account)")
         owner = who.name
+    told = _as_is
+    if isinstance(event_id, _HomeEvent):
+        event_id = events.home_event_id(who)
+        if event_id is not None:
+            told = _defaulted(event_id)
     if event_id is not None:
         event = events.get_event(session, event_id, who)
-        # before the bot is called: the games it plays are checked once it has answered
-        events.check_can_enter(session, who, event, games, endpoint)
+        try:
+            # before the bot is called: the games it plays are checked once it has answered
+            events.check_can_enter(session, who, event, games, endpoint)
+        except ServiceError as exc:
+            raise told(exc) from None
     if signing_secret is not None and (problem := signing_secret_problem(signing_secret)):
         raise ServiceError(400, problem)
     if hosted:
@@ -302,7 +361,10 @@ def register_bot(
         if event is not None and games is None:
             # an event's bot plays what the event plays, of what it declares
             games = sorted(set(info["games"]) & set(event.games)) or sorted(event.games)
-        registered = _registered_games(info["games"], games)
+        try:
+            registered = _registered_games(info["games"], games)
+        except ServiceError as exc:
+            raise told(exc) from None
     _check_name_free(session, name)
     owner_token = new_token()
     signing_secret = signing_secret if signing_secret is not None else new_token()
@@ -322,9 +384,15 @@ def register_bot(
         event_id=event_id,
     )
     if event is not None:
-        events.check_event_games(event, registered)
+        try:
+            events.check_event_games(event, registered)
+        except ServiceError as exc:
+            raise told(exc) from None
     session.add(bot)
     _flush(session, name)
+    if endpoint is not None:  # a validation match now (arena.services.validation); a
+        # connected bot has one as it connects, a hosted one as its code is uploaded
+        validation.begin(session, bot, info.get("version"))
     return bot, owner_token, signing_secret
 
 
@@ -354,6 +422,7 @@ def update_bot(
     games: Sequence[str] | None = None,
     connect: bool | None = None,
     playable: bool | None = None,
+    accepts_challenges: bool | None = None,
     info: dict[str, Any] | None = None,
     info_fetcher: InfoFetcher | None = None,
     who: Caller | None = None,
@@ -378,6 +447,8 @@ def update_bot(
         raise ServiceError(409, f"bot {bot.id} is a {bot.kind}'s seat, not a program to change")
     if playable is not None:
         bot.playable = playable
+    if accepts_challenges is not None:  # others' scrimmages may seat it (services.scrimmages)
+        bot.accepts_challenges = accepts_challenges
     if connect and endpoint is not None:
         raise ServiceError(400, "a bot that connects out has no endpoint: give one or the other")
     if connect is False and endpoint is None:
@@ -400,6 +471,7 @@ def update_bot(
     if name is not None and bot_name(name) != bot.name:
         _check_name_free(session, name, bot.id)  # a change of case alone is allowed
         bot.name = name
+    moved = endpoint is not None and endpoint != bot.endpoint
     if endpoint is not None:
         bot.endpoint = endpoint
     bot.info = info
@@ -409,6 +481,11 @@ def update_bot(
     if status is not None:
         bot.status = status
     _flush(session, bot.name)
+    # its GET / was asked again: a new endpoint, another version, or the same version
+    # after a failed validation plays a validation match (sent after the commit)
+    version = info.get("version")
+    if endpoint is not None and (moved or validation.new_version(session, bot, version)):
+        validation.begin(session, bot, version)
     return bot
 
 
@@ -435,6 +512,9 @@ def _status_change(bot: Bot, status: str | None) -> None:
         if status == "paused":
             bot.paused_by = "organiser"
             bot.paused_reason = "paused by an organiser"
+            session = object_session(bot)
+            if session is not None:  # its owner hears of it (rolled back with the change)
+                notices.bot_paused(session, bot.account_id, bot.id, bot.name, bot.paused_reason)
 
 
 def _update_connect_bot(
@@ -452,6 +532,7 @@ def _update_connect_bot(
     if bot.endpoint is not None:
         bot.endpoint = None
         bot.info = {"apiversion": PROTOCOL_VERSION, "games": bot.games}
+        validation.forget(bot)  # validated again as it first connects
     if name is not None and bot_name(name) != bot.name:
         _check_name_free(session, name, bot.id)
         bot.name = name
@@ -460,6 +541,123 @@ def _update_connect_bot(
     if status is not None:
         bot.status = status
     _flush(session, bot.name)
+    return bot
+
+
+def move_bot(session: Session, who: Caller, bot: Bot, event_id: int | None) -> Bot:
+    """Move the bot into event ``event_id`` (None: the open arena); its matches and
+    ratings come with it, its matches already played stay where they were played.
+
+    Out of its event: its owner before the event's freeze, an organiser of the event (or
+    the admin) at any time.  Into an event: its owner from their account, as a member,
+    within the event's rules as for a new bot (``events.check_can_enter``: the
+    registration window, the freeze, the bots per account); an organiser of the event
+    (or the admin) at any time, for a bot whose account is in the event (or their own).
+    Either way the bot must play only the event's games, at an endpoint no other bot
+    of the event has."""
+    if bot.status == "deleted":
+        raise ServiceError(409, f"bot {bot.id} is deleted")
+    if bot.kind != "bot":
+        raise ServiceError(
+            409,
+            f"bot {bot.id} is a {bot.kind}'s seat, which stays where it was made"
+            if bot.kind == "person"
+            else f"bot {bot.id} is a house bot: it is offered in every event already",
+        )
+    if event_id == bot.event_id:  # nothing moves, but it is still not anyone's to ask
+        if not (who.owns(bot) or who.organises_event(bot.event_id)):
+            raise who.refusal(f"bot {bot.id} belongs to another owner")
+        return bot
+    if bot.event_id is not None:
+        _check_may_leave(session, who, bot)
+    if event_id is not None:
+        _check_may_enter(session, who, bot, events.get_event(session, event_id, who))
+    bot.event_id = event_id
+    session.flush()
+    return bot
+
+
+def _check_may_leave(session: Session, who: Caller, bot: Bot) -> None:
+    """The caller may take the bot out of its event (see ``move_bot``)."""
+    event_id = bot.event_id
+    if who.organises_event(event_id):
+        return
+    if not who.owns(bot):
+        raise who.refusal(
+            f"only bot {bot.id}'s owner or an organiser of event {event_id} takes it out of "
+            "the event"
+        )
+    if events.is_frozen(session.get(Event, event_id)):
+        raise ServiceError(
+            409,
+            f"event {event_id} is frozen: bot {bot.id} stays in it (an organiser of the "
+            "event may still move it)",
+        )
+
+
+def _check_may_enter(session: Session, who: Caller, bot: Bot, event: Event) -> None:
+    """The caller may move the bot into ``event`` (see ``move_bot``)."""
+    if who.organises_event(event.id):
+        if not (who.admin or who.owns(bot) or events.is_member(session, bot.account_id, event.id)):
+            raise ServiceError(
+                403,
+                f"bot {bot.id} belongs to no account of event {event.id}: its owner joins the "
+                "event (with its join code) before the bot moves in",
+            )
+    elif not who.owns(bot):
+        raise who.refusal(
+            f"only bot {bot.id}'s owner (a member of event {event.id}) or an organiser of "
+            "the event moves it into the event"
+        )
+    other = sorted(set(bot.games) - set(event.games))
+    if other:
+        raise ServiceError(
+            400,
+            f"event {event.id} plays {', '.join(event.games)}, not {', '.join(other)}: give "
+            "the bot's 'games' (those of the event it plays) with the move",
+        )
+    # the rules of a new bot of the event: membership, window, freeze, bots per account
+    events.check_can_enter(session, who, event, None, bot.endpoint)
+
+
+def may_mark_reference(config: Config, who: Caller, bot: Bot) -> bool:
+    """Who marks a bot as a reference (offered in every event's tournaments): an
+    organiser of its event or the admin; an open-arena bot, the admin, an organiser's
+    account its own bot, and anyone where the admin's operations are open (no organiser
+    token, the local default)."""
+    if who.organises_event(bot.event_id):
+        return True
+    if bot.event_id is None:
+        return admin_open(config) or (who.organiser and who.owns(bot))
+    return False
+
+
+def set_reference(session: Session, config: Config, who: Caller, bot: Bot, reference: bool) -> Bot:
+    """Mark the bot as a reference bot (``may_mark_reference``), or no longer (those, and
+    its owner).  A reference bot is offered in every event's tournaments and qualifiers
+    as the house bots are, and is never graded as a contestant."""
+    if bot.status == "deleted":
+        raise ServiceError(409, f"bot {bot.id} is deleted")
+    if bot.kind != "bot":
+        raise ServiceError(
+            409,
+            f"bot {bot.id} is a house bot: house bots are offered in every event already"
+            if bot.kind == "house"
+            else f"bot {bot.id} is a person's seat: it is no reference bot",
+        )
+    # its owner may always take the mark off; putting it on is the organisers'
+    if not may_mark_reference(config, who, bot) and (reference or not who.owns(bot)):
+        if bot.event_id is not None:
+            raise who.refusal(
+                f"only an organiser of event {bot.event_id} (or the admin) marks bot "
+                f"{bot.id} as a reference bot"
+            )
+        raise who.refusal(
+            f"only the admin, or an organiser whose bot it is, marks bot {bot.id} (of the "
+            "open arena) as a reference bot"
+        )
+    bot.reference = reference
+    session.flush()
     return bot
 
 
@@ -521,9 +719,10 @@ def recent_faults(session: Session, bot_id: int, limit: int = 10) -> list[dict[s
 
 
 def delete_bot(session: Session, bot: Bot, pause_after: int = 3) -> None:
-    """Soft delete: the bot keeps its matches, ratings and name; its queued matches are
-    cancelled so its endpoint is not called any more (and results waiting for them are
-    settled: ``arena.worker.lifecycle``)."""
+    """Soft delete: the bot keeps its matches, ratings and name (its matches still show
+    it), but the name is free again for a new bot; its queued matches are cancelled so
+    its endpoint is not called any more (and results waiting for them are settled:
+    ``arena.worker.lifecycle``)."""
     if bot.status == "deleted":
         return
     bot.status = "deleted"

@@ -1,6 +1,7 @@
 """Events (a class, a hackathon): creating and changing one, who sees it, its
-registration window and freeze, the bots one account may have in it, and what keeps
-events apart (an event's bots meet only each other).  No Flask here."""
+registration window and freeze, the bots one account may have in it, the event a new
+bot enters by default, and what keeps events apart (an event's bots meet only each other
+and the reference bots offered to every event: ``arena.services.bots``).  No Flask here."""
 
 from __future__ import annotations
 
@@ -203,6 +204,28 @@ def check_can_enter(
         check_event_games(event, games)
     if endpoint is not None:
         check_endpoint_free(session, event.id, endpoint)
+
+
+def home_event_id(who: Caller) -> int | None:
+    """The event a bot registered from an account enters when the request names none:
+    the account's only event (as organiser or contestant); None for an account in no
+    event or in several (the open arena, unless the request names one), and for a
+    caller without an account (a free-text owner, an owner token, the organiser token)."""
+    if who.account_id is None or len(who.joined) != 1:
+        return None
+    return next(iter(who.joined))
+
+
+def is_member(session: Session, account_id: int | None, event_id: int) -> bool:
+    """The account is in the event (as organiser or contestant)."""
+    if account_id is None:
+        return False
+    found = session.scalar(
+        select(EventMember.account_id).where(
+            EventMember.event_id == event_id, EventMember.account_id == account_id
+        )
+    )
+    return found is not None
 
 
 def check_event_games(event: Event, games: Sequence[str]) -> None:

@@ -58,7 +58,11 @@ def challenger_results(
             MatchSeat.forfeited,
         )
         .join(MatchSeat, MatchSeat.match_id == Match.id)
-        .where(Match.tournament_id == tournament_id)
+        .where(
+            Match.tournament_id == tournament_id,
+            # only the matches that seat one of them (a notice asks for one bot's)
+            Match.id.in_(select(MatchSeat.match_id).where(MatchSeat.bot_id.in_(sorted(wanted)))),
+        )
         .order_by(Match.id, MatchSeat.seat)
     ).all()
     matches: dict[int, dict[str, Any]] = {}
@@ -91,13 +95,20 @@ def challenger_results(
 def tournament_grades(session: Session, tournament: Tournament) -> list[dict[str, Any]]:
     """One flat row per challenger (by bot id): its grade under the pass rule and the
     evidence (``COLUMNS``; ``evidence``: the deciding match ids, space-separated;
-    ``best_window``: "wins/matches" of the consecutive rule's best run)."""
+    ``best_window``: "wins/matches" of the consecutive rule's best run).  A reference
+    bot (a house bot, a bot marked ``reference``) is never graded, even ticked as a
+    challenger: it is an opponent, not a contestant."""
     rule = pass_rule(tournament)
     challengers = session.execute(
         select(TournamentEntry.bot_id, TournamentEntry.sprt_decision, Bot.name, Account.name)
         .join(Bot, Bot.id == TournamentEntry.bot_id)
         .outerjoin(Account, Account.id == Bot.account_id)
-        .where(TournamentEntry.tournament_id == tournament.id, TournamentEntry.challenger)
+        .where(
+            TournamentEntry.tournament_id == tournament.id,
+            TournamentEntry.challenger,
+            Bot.kind != "house",
+            Bot.reference.is_not(True),
+        )
         .order_by(TournamentEntry.bot_id)
     ).all()
     results = challenger_results(session, tournament.id, [c[0] for c in challengers])

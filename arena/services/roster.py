@@ -2,8 +2,11 @@
 each bot stands (status, who paused it, connected or not, healthy, the version it
 declares, matches played) and its grade in the event's latest qualifier (to the event's
 organisers for every row, to a contestant for their own rows only).  Rows are flat
-(scalars only) so that the JSON answer and its CSV export are the same table.  No Flask
-here."""
+(scalars only) so that the JSON answer and its CSV export are the same table.
+
+The reference bots every event is offered (house bots, bots marked ``reference``) are
+no contestants: they are left out of the members' rows (and of grades) and listed apart
+(``reference_bots``).  No Flask here."""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from arena.games import POLICIES
 from arena.models import (
     MATCH_PLAYED,
     Account,
@@ -22,8 +26,9 @@ from arena.models import (
     MatchSeat,
 )
 from arena.relay import sessions
-from arena.services import grading
+from arena.services import grading, people
 from arena.services.access import Caller
+from arena.services.validation import VALIDATION
 from arena.worker.lifecycle import declared_version
 
 # the roster's columns, in order (the CSV's header)
@@ -58,27 +63,22 @@ def event_roster(session: Session, event: Event, who: Caller | None = None) -> l
         .join(Account, Account.id == EventMember.account_id)
         .where(EventMember.event_id == event.id)
     ).all()
-    # people's seats of the event's tournaments are no member's bots: not on the roster
+    # people's seats of the event's tournaments are no member's bots, and reference bots
+    # are opponents, not contestants: neither is on the members' rows
     bots = list(
         session.scalars(
             select(Bot)
-            .where(Bot.event_id == event.id, Bot.status != "deleted", Bot.kind != "person")
+            .where(
+                Bot.event_id == event.id,
+                Bot.status != "deleted",
+                Bot.kind == "bot",
+                Bot.reference.is_not(True),
+            )
             .order_by(Bot.name)
         )
     )
     connected = sessions.online(session, (b.id for b in bots if b.endpoint is None))
-    played = dict(
-        session.execute(
-            select(MatchSeat.bot_id, func.count())
-            .join(Match, Match.id == MatchSeat.match_id)
-            .where(
-                Match.event_id == event.id,
-                Match.status == MATCH_PLAYED,
-                MatchSeat.bot_id.in_([b.id for b in bots]),
-            )
-            .group_by(MatchSeat.bot_id)
-        ).all()
-    )
+    played = _played_here(session, event.id, [b.id for b in bots])
     by_account: dict[int | None, list[Bot]] = {}
     for bot in bots:
         by_account.setdefault(bot.account_id, []).append(bot)
@@ -150,3 +150,58 @@ def _row(
             matches=played.get(bot.id, 0),
         )
     return row
+
+
+# the reference bots' table (``reference_bots``), in order
+REFERENCE_COLUMNS = ("bot_id", "bot", "owner", "kind", "event_id", "status", "games", "matches")
+
+
+def reference_bots(session: Session, event: Event) -> list[dict[str, Any]]:
+    """The reference bots the event is offered for its tournaments and qualifiers, apart
+    from its contestants: each house policy's bot (made here if no match used it yet)
+    and every bot marked ``reference`` (whatever its own event), not deleted and playing
+    one of the event's games; house bots first, then by name.  ``kind``: house or
+    reference; ``event_id``: the bot's own event (None: the open arena); ``games``: the
+    event's games it plays, space-separated; ``matches``: played in this event."""
+    policies = sorted({p for g in event.games for p in POLICIES.get(g, ())})
+    house = [people.house_bot(session, policy) for policy in policies]
+    marked = list(
+        session.scalars(
+            select(Bot)
+            .where(Bot.reference.is_(True), Bot.kind == "bot", Bot.status != "deleted")
+            .order_by(Bot.name_key)
+        )
+    )
+    offered = [b for b in [*house, *marked] if set(b.games or ()) & set(event.games)]
+    played = _played_here(session, event.id, [b.id for b in offered])
+    return [
+        {
+            "bot_id": bot.id,
+            "bot": bot.name,
+            "owner": bot.owner,
+            "kind": "house" if bot.kind == "house" else "reference",
+            "event_id": bot.event_id,
+            "status": bot.status,
+            "games": " ".join(g for g in event.games if g in (bot.games or ())),
+            "matches": played.get(bot.id, 0),
+        }
+        for bot in offered
+    ]
+
+
+def _played_here(session: Session, event_id: int, bot_ids: list[int]) -> dict[int, int]:
+    """How many matches of the event each of ``bot_ids`` played (absent: none), its
+    validation matches aside (a check of the bot, not a match of the event's)."""
+    return dict(
+        session.execute(
+            select(MatchSeat.bot_id, func.count())
+            .join(Match, Match.id == MatchSeat.match_id)
+            .where(
+                Match.event_id == event_id,
+                Match.status == MATCH_PLAYED,
+                Match.kind != VALIDATION,
+                MatchSeat.bot_id.in_(bot_ids),
+            )
+            .group_by(MatchSeat.bot_id)
+        ).all()
+    )

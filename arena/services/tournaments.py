@@ -70,16 +70,25 @@ def check_entrants(
     session: Session, engine: Game, bot_ids: Sequence[int], event_id: int | None = None
 ) -> list[int]:
     """The bots exist, are active, play the game and play in ``event_id`` (None: the open
-    arena: events never mix); their ids, sorted."""
+    arena: events never mix), or, in an event's tournament, are reference bots (house
+    bots, and bots marked ``reference``: offered to every event); their ids, sorted."""
     ids = [i for i in bot_ids if 0 < i <= MAX_ID]
     rows = {}
     codeless = []  # hosted, and no version of their code passed its validation yet
-    for bot_id, status, played, event, hosted, version in session.execute(
-        select(Bot.id, Bot.status, Bot.games, Bot.event_id, Bot.hosted, Bot.code_version).where(
-            Bot.id.in_(ids)
-        )
+    for bot_id, status, played, event, hosted, version, kind, reference in session.execute(
+        select(
+            Bot.id,
+            Bot.status,
+            Bot.games,
+            Bot.event_id,
+            Bot.hosted,
+            Bot.code_version,
+            Bot.kind,
+            Bot.reference,
+        ).where(Bot.id.in_(ids))
     ):
-        rows[bot_id] = (status, played, event)
+        offered = event_id is not None and (kind == "house" or bool(reference))
+        rows[bot_id] = (status, played, event_id if offered else event)
         if hosted and not version:
             codeless.append(bot_id)
     missing = sorted(set(bot_ids) - set(rows))
@@ -334,6 +343,8 @@ def create_tournament(
     rated: bool = True,
     event_id: int | None = None,
     build_inline: int | None = None,
+    time_bank_ms: int | None = None,
+    created_by: int | None = None,
     **request: Any,
 ) -> tuple[Tournament, list[int]]:
     """Write a tournament with every match of its schedule queued (``arena.competition.formats``);
@@ -345,7 +356,10 @@ def create_tournament(
 
     ``request`` is what ``validate_tournament`` takes: ``bot_ids`` are every entrant; a
     gauntlet's ``challenger_ids`` are among them and the others are its field.  Every
-    entrant plays in ``event_id`` (None: the open arena): events never mix."""
+    entrant plays in ``event_id`` (None: the open arena): events never mix.
+    ``time_bank_ms``: each bot's time bank per match (``arena.match.referee``; None or
+    0: none).  ``created_by``: the account that starts it (None: a token's holder), told
+    when it finishes (``arena.services.notices``)."""
     plan = validate_tournament(config, **request)
     entrants = check_entrants(session, plan.engine, plan.entry.bot_ids, event_id)
     plan = dataclasses.replace(plan, entry=dataclasses.replace(plan.entry, bot_ids=tuple(entrants)))
@@ -360,9 +374,11 @@ def create_tournament(
             live_view=live_view,
             event_id=event_id,
         )
+        tournament.time_bank_ms = time_bank_ms or None
+        tournament.created_by = created_by
         session.expire(tournament, ["entries", "matches"])
         return tournament, []
-    return write_tournament(
+    tournament, match_ids = write_tournament(
         session,
         plan,
         schedule_tournament(plan, seed),
@@ -371,6 +387,10 @@ def create_tournament(
         rated=rated,
         event_id=event_id,
     )
+    # read by the workers only once the caller has committed and enqueued the matches
+    tournament.time_bank_ms = time_bank_ms or None
+    tournament.created_by = created_by
+    return tournament, match_ids
 
 
 def stored_plan(tournament: Tournament) -> TournamentPlan:
@@ -490,12 +510,14 @@ def create_final(
     games_per_pairing: int | None = None,
     matches_per_bot: int | None = None,
     build_inline: int | None = None,
+    created_by: int | None = None,
 ) -> tuple[Tournament, list[int]]:
     """A final run of ``original``: the same entrants (and challengers), game, options,
-        format, deal, event, stop rule and pass rule, with more matches (its own count
-        times ``matches_factor``, or the count given) and a new seed, named "<name> (final)"
-        and ``cloned_from`` it.  The caller commits, then enqueues, or sends a "building" one to
-    a worker (as ``create_tournament``, ``build_inline`` too)."""
+    format, deal, event, stop rule, pass rule and time bank, with more matches (its
+    own count times ``matches_factor``, or the count given) and a new seed, named
+    "<name> (final)" and ``cloned_from`` it.  The caller commits, then enqueues, or
+    sends a "building" one to a worker (as ``create_tournament``, ``build_inline``
+    too)."""
     fmt = formats.FORMATS.get(original.format)
     if fmt is None:
         raise ServiceError(409, f"tournament {original.id}'s format {original.format!r} is unknown")
@@ -530,9 +552,11 @@ def create_final(
         config,
         name=f"{original.name[: 100 - len(' (final)')]} (final)",
         live_view=original.live_view,
+        time_bank_ms=original.time_bank_ms,
         rated=True if rated is None else rated,
         event_id=original.event_id,
         build_inline=build_inline,
+        created_by=created_by,
         game=original.game,
         options=dict(original.options),
         bot_ids=[e.bot_id for e in entries],

@@ -16,6 +16,7 @@ from arena.api.schemas.fields import (
     query_id_field,
     signing_secret_field,
 )
+from arena.api.schemas.ratings import RatingViewSchema
 from arena.games import GAMES
 from arena.models import (
     BOT_KINDS,
@@ -56,7 +57,13 @@ class BotCreateSchema(Schema):
             "account (default: the account's name)"
         },
     )
-    event_id = id_field(metadata={"description": "the event it plays in (default: the open arena)"})
+    event_id = id_field(
+        allow_none=True,
+        metadata={
+            "description": "the event it plays in; null: the open arena; absent: from an "
+            "account in exactly one event, that event, else the open arena"
+        },
+    )
     description = fields.String(load_default="", validate=validate.Length(max=500))
     games = games_field(load_default=None, metadata={"description": "default: all it declares"})
     playable = fields.Boolean(
@@ -112,6 +119,25 @@ class BotUpdateSchema(Schema):
     games = games_field()
     playable = fields.Boolean(
         metadata={"description": "let people pick the bot as an opponent at /play"}
+    )
+    accepts_challenges = fields.Boolean(
+        metadata={
+            "description": "let the owners of other bots of its event (or of the open arena) "
+            "challenge it to scrimmages (POST /api/scrimmages)"
+        }
+    )
+    event_id = id_field(
+        allow_none=True,
+        metadata={
+            "description": "move the bot into this event (null: to the open arena): its "
+            "owner before the freeze and within the event's rules, an organiser any time"
+        },
+    )
+    reference = fields.Boolean(
+        metadata={
+            "description": "true: a reference bot, offered in every event's tournaments "
+            "and qualifiers and never graded (an organiser of its event, or the admin)"
+        }
     )
 
     @validates_schema
@@ -188,18 +214,37 @@ class BotListArgsSchema(PageArgsSchema):
     event_id = query_id_field(
         metadata={"description": "the bots of this event (default: every one you may see)"}
     )
+    reference = fields.Boolean(
+        metadata={
+            "description": "true: only the reference bots offered to every event (house "
+            "bots and bots marked reference); false: none of them"
+        }
+    )
 
 
-class BotRatingSchema(Schema):
+class BotRatingSchema(RatingViewSchema):
     game = fields.String()
-    elo = fields.Float()
-    matches = fields.Integer()
 
 
 ENDPOINT_SHOWN = (
     "present only for those who manage the bot (its owner token, its account, an organiser "
     "of its event, the admin); absent for anyone else"
 )
+
+
+class BotValidationSchema(Schema):
+    """The verdict of a bot's latest validation match (``docs/hosted.md``, Validation)."""
+
+    status = fields.String(
+        metadata={
+            "description": "validating (its match is still to be played), passed (no "
+            "fault) or failed"
+        }
+    )
+    reason = fields.String(
+        allow_none=True, metadata={"description": "why it failed: its faults, in words"}
+    )
+    match_id = fields.Integer(metadata={"description": "the validation match"})
 
 
 class BotSchema(Schema):
@@ -236,15 +281,32 @@ class BotSchema(Schema):
     playable = fields.Boolean(
         metadata={"description": "its owner lets people pick it as an opponent at /play"}
     )
+    accepts_challenges = fields.Boolean(
+        metadata={"description": "its owner lets other bots challenge it to scrimmages"}
+    )
     account_id = fields.Integer(
         allow_none=True, metadata={"description": "the account it belongs to"}
     )
     event_id = fields.Integer(
         allow_none=True, metadata={"description": "its event (null: the open arena)"}
     )
+    reference = fields.Boolean(
+        metadata={
+            "description": "a reference bot (a house bot, or marked by an organiser): "
+            "offered in every event's tournaments and qualifiers, never graded"
+        }
+    )
     paused_by = fields.String(
         allow_none=True,
         metadata={"description": "arena (forfeits in a row) or organiser, when paused"},
+    )
+    validation = fields.Nested(
+        BotValidationSchema,
+        allow_none=True,
+        metadata={
+            "description": "its latest validation match, played when it is new or has a "
+            "new version (null: none yet, as for a bot that never connected)"
+        },
     )
     created_at = UtcDateTime()
     updated_at = UtcDateTime()

@@ -30,6 +30,8 @@ from arena.services import (
     MAX_SEED,
 )
 
+MAX_TIME_BANK_MS = 600_000  # ten minutes per bot per match
+
 
 def _format_field(name: str) -> str:
     """A format parameter's description from the registry: which formats take it, and
@@ -236,6 +238,17 @@ class TournamentCreateSchema(GameRulesSchema):
         metadata={"description": _format_field("pass_rule")},
     )
     seed = StrictInteger(load_default=None, validate=validate.Range(min=0, max=MAX_SEED))
+    time_bank_ms = StrictInteger(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Range(min=0, max=MAX_TIME_BANK_MS),
+        metadata={
+            "description": "each bot's time bank per match, in milliseconds: a decision "
+            "answered past its deadline draws the overage from it instead of being a "
+            "fault (a timeout only once it is spent); every /act tells the bot what is "
+            f"left. 0 to {MAX_TIME_BANK_MS}; default: none"
+        },
+    )
     live_view = fields.String(
         load_default="public",
         validate=validate.OneOf(LIVE_VIEWS),
@@ -420,6 +433,10 @@ class TournamentSchema(Schema):
     )
     status = fields.String()
     live_view = fields.String()
+    time_bank_ms = fields.Integer(
+        allow_none=True,
+        metadata={"description": "each bot's time bank per match, in ms (null: none)"},
+    )
     bot_ids = fields.List(fields.Integer())
     challenger_ids = fields.List(fields.Integer())
     progress = fields.Nested(ProgressSchema)

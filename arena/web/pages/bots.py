@@ -10,18 +10,23 @@ leaderboards.
 A hosted bot's page says so and names the version of its code that plays; to those who
 manage it (``Caller.manages``, as for its buttons) it also lists every version with its
 validation's verdict, and offers the upload and roll-back forms, which ``forms.js`` sends
-to the API (``/api/bots/<id>/code``): no one else sees a version's reason or its code."""
+to the API (``/api/bots/<id>/code``): no one else sees a version's reason or its code.
+
+Its "Challenge" section asks ``POST /api/scrimmages`` for unrated matches: its owner
+plays the bot against house bots and the bots it may challenge, and on a bot that
+accepts challenges a reader with a bot of its event challenges it; those who manage the
+bot switch its challenges on and off (``_challenge``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from flask import abort, render_template, request
-from sqlalchemy import String, case, cast, func, select
+from sqlalchemy import String, case, cast, func, select, true
 from sqlalchemy.orm import Session, aliased
 
 from arena import services
-from arena.games import GAMES
+from arena.games import GAMES, POLICIES
 from arena.hosted import bundles
 from arena.match.faults import fault_reason
 from arena.models import (
@@ -29,21 +34,21 @@ from arena.models import (
     Bot,
     BotSession,
     Event,
-    FittedRating,
     Match,
     MatchSeat,
-    Rating,
     RatingChange,
     bot_name_key,
 )
 from arena.relay import sessions
-from arena.services import events, hosted, versions
+from arena.services import bots as bot_rules
+from arena.services import events, hosted, scrimmages, versions
 from arena.web import charts
 from arena.web.pages.common import (
     FINISHED,
     LIST_PAGE,
     bp,
     check_visible,
+    config,
     database,
     game_rows,
     game_title,
@@ -126,7 +131,11 @@ def bot_register() -> str:
                 select(Event).where(Event.id.in_(sorted(who.joined))).order_by(Event.name)
             )
         )
-        chosen = request.args.get("event_id", type=int)
+        # the event it enters: the one the link came from (an event's page passes it),
+        # else the account's only event, as the API does when no event is named
+        chosen = request.args.get("event_id", type=int) or request.args.get("event", type=int)
+        if chosen not in who.joined:
+            chosen = events.home_event_id(who)
         return render_template(
             "bot_register.html",
             games=game_rows(),
@@ -142,19 +151,27 @@ def bot(bot_id: int) -> str:
         found = session.get(Bot, bot_id)
         if found is None:
             abort(404, f"There is no bot {bot_id}.")
-        check_visible(session, found.event_id, f"bot {bot_id}")
+        if not found.reference:  # a reference bot is offered to every event: seen by all
+            check_visible(session, found.event_id, f"bot {bot_id}")
+        # one view of each rating for the table and the charts alike, whatever the bot's
+        # status; the leaderboard (active bots only) gives the position alone
+        views = services.bot_ratings(session, bot_id)
         ratings = []
         for game in game_rows():
+            # every game's board, rated in it or not: the page asks as many queries whatever
+            # it shows
             board = sorted_leaderboard(session, game["id"], found.event_id)
-            for position, row in enumerate(board, start=1):
-                if row["bot_id"] == bot_id:
-                    ratings.append({"game": game, "row": row, "rank": position, "of": len(board)})
-        listed = {r["game"]["id"] for r in ratings}
-        for rating in session.scalars(select(Rating).where(Rating.bot_id == bot_id)):
-            if rating.game not in listed and rating.game in GAMES:  # a bot not active
-                row = {"elo": rating.elo, "matches": rating.matches, "fitted": None}
-                game = next(g for g in game_rows() if g["id"] == rating.game)
-                ratings.append({"game": game, "row": row, "rank": None, "of": None})
+            if game["id"] not in views:
+                continue
+            position = next((i for i, r in enumerate(board, 1) if r["bot_id"] == bot_id), None)
+            ratings.append(
+                {
+                    "game": game,
+                    "row": views[game["id"]],
+                    "rank": position,
+                    "of": len(board) if position else None,
+                }
+            )
         counts = services.bot_match_counts(session, bot_id)
         shown, statuses = _status_filter()
         pager = paginate(sum(counts[s] for s in statuses), BOT_MATCHES_PAGE)
@@ -162,6 +179,9 @@ def bot(bot_id: int) -> str:
             session,
             bot_id=bot_id,
             statuses=statuses,
+            # a reference bot plays in every event, a moved bot played in another: a
+            # private event's matches stay its members'
+            hidden_events=hidden_events(session),
             page=pager["page"],
             page_size=BOT_MATCHES_PAGE,
         )
@@ -180,7 +200,8 @@ def bot(bot_id: int) -> str:
                 sessions.presence(session.get(BotSession, bot_id)) if found.connect else None
             ),
             **_powers(session, found),
-            **_bot_charts(session, found),
+            **_challenge(session, found),
+            **_bot_charts(session, found, views),
         )
 
 
@@ -194,6 +215,7 @@ def _powers(session: Session, bot: Bot) -> dict[str, Any]:
     return {
         "event": session.get(Event, bot.event_id) if bot.event_id is not None else None,
         "manages": manages,
+        **_move_powers(session, who, bot),
         "pauses": who.organises_event(bot.event_id),
         # a hosted bot's versions, their reasons and their code: for those who manage it
         "code_versions": hosted.versions(session, bot) if bot.hosted and manages else None,
@@ -203,6 +225,94 @@ def _powers(session: Session, bot: Bot) -> dict[str, Any]:
             "unpacked": bundles.MAX_UNPACKED,
         },
     }
+
+
+def _move_powers(session: Session, who: services.Caller, bot: Bot) -> dict[str, Any]:
+    """What the bot page's "Move to event" control offers: the events the reader may try
+    to move the bot into (theirs, as its owner or as an organiser; every event to the
+    admin), and the open arena to its owner and its event's organisers; and whether
+    the reader may mark it as a reference bot (or take the mark off).  The API judges
+    the move itself (the freeze, the window, the bots per account) and says why not."""
+    if bot.status == "deleted" or bot.kind != "bot":
+        return {"move_events": [], "moves_out": False, "marks_reference": False}
+    owns = who.owns(bot)
+    wanted = select(Event).where(Event.id != bot.event_id if bot.event_id else true())
+    if not who.admin:
+        reachable = who.joined if owns and who.account_id is not None else who.organises
+        wanted = wanted.where(Event.id.in_(sorted(reachable)))
+    return {
+        "move_events": list(session.scalars(wanted.order_by(Event.name))),
+        "moves_out": bot.event_id is not None and (owns or who.organises_event(bot.event_id)),
+        "marks_reference": bot_rules.may_mark_reference(config(), who, bot)
+        or (bot.reference and owns),
+    }
+
+
+CHALLENGE_SEATS = 5  # opponents the bot page's challenge form offers at most (the API: more)
+
+
+def _challenge(session: Session, bot: Bot) -> dict[str, Any]:
+    """The bot page's "Challenge" section, which ``forms.js`` sends to ``POST
+    /api/scrimmages`` (``services.scrimmages`` judges it and says why not): to the bot's
+    owner, scrimmages of this bot against house bots, the bots it may challenge and the
+    owner's other bots of its event; on a bot that accepts challenges, to a reader with
+    bots of its event, scrimmages of one of those against it.  To those who manage the
+    bot, the switch that lets others challenge it."""
+    who = reader(session)
+    shown: dict[str, Any] = {"challenge": None, "accepts_switch": False}
+    if bot.kind != "bot" or bot.status == "deleted":
+        return shown
+    shown["accepts_switch"] = who.manages(bot)
+    games = [g for g in bot.games or [] if g in GAMES]
+    if who.owns(bot):
+        mine, fixed = [bot], None
+        others = scrimmages.challengeable(session, bot)
+        listed = {b.id for b in others}
+        others += [b for b in _readers_bots(session, who, bot) if b.id not in listed]
+    elif bot.accepts_challenges and bot.status == "active":
+        mine, fixed, others = _readers_bots(session, who, bot), bot, []
+    else:
+        return shown
+    if not mine or not games:
+        return shown
+    seats = min(max(GAMES[g].max_players for g in games) - 1, CHALLENGE_SEATS)
+    shown["challenge"] = {
+        "mine": mine,
+        "fixed": fixed,
+        "bots": sorted(others, key=lambda b: b.name_key),
+        "houses": sorted({p for g in games for p in POLICIES[g]}),
+        "games": games,
+        "seats": seats - (1 if fixed is not None else 0),
+        "per_hour": config().scrimmages_per_hour,
+    }
+    return shown
+
+
+def _may_meet(one: Bot, other: Bot) -> bool:
+    """Two bots may sit at one scrimmage: one event, or both the open arena, or one of them
+    a reference bot and the other an event's."""
+    if one.event_id == other.event_id:
+        return True
+    return (one.reference and other.event_id is not None) or (
+        other.reference and one.event_id is not None
+    )
+
+
+def _readers_bots(session: Session, who: services.Caller, bot: Bot) -> list[Bot]:
+    """The reader's own active bots that may sit at a scrimmage with ``bot`` (``_may_meet``)
+    and play one of its games; by name."""
+    if who.account_id is not None:
+        owned = Bot.account_id == who.account_id
+    elif who.bot_id is not None:
+        owned = Bot.id == who.bot_id
+    else:
+        return []
+    rows = session.scalars(
+        select(Bot)
+        .where(owned, Bot.id != bot.id, Bot.kind == "bot", Bot.status == "active")
+        .order_by(Bot.name_key)
+    )
+    return [b for b in rows if _may_meet(b, bot) and set(b.games or []) & set(bot.games or [])]
 
 
 def _status_filter() -> tuple[str, tuple[str, ...]]:
@@ -230,14 +340,15 @@ def _status_filters(counts: dict[str, int]) -> list[dict[str, Any]]:
 
 
 # -- the charts of a bot's page ------------------------------------------------------------
-def _bot_charts(session: Session, bot: Bot) -> dict[str, Any]:
-    """What the bot page draws: its rating history per game, its results by opponent and
-    its faults by kind, each as rows and as a chart: four queries, whatever the number
-    of games, opponents and matches."""
+def _bot_charts(session: Session, bot: Bot, ratings: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """What the bot page draws: its rating history per game (with ``ratings``, the
+    bot's ``services.bot_ratings``, the table's own), its results by opponent and its
+    faults by kind, each as rows and as a chart: three queries, whatever the number of
+    games, opponents and matches."""
     opponents = _opponents(session, bot.id)
     kinds = _fault_kinds(session, bot.id)
     return {
-        "history": _rating_history(session, bot),
+        "history": _rating_history(session, bot, ratings),
         "opponents": opponents,
         "opponents_chart": charts.results_chart(
             [(o["name"], o["ahead"], o["tied"], o["behind"]) for o in opponents],
@@ -255,10 +366,13 @@ def _bot_charts(session: Session, bot: Bot) -> dict[str, Any]:
     }
 
 
-def _rating_history(session: Session, bot: Bot) -> list[dict[str, Any]]:
-    """Per game with rated matches (in the order of ``GAMES``): the number of matches and
-    the chart of the bot's Elo over them (``charts.rating_history``), with its fitted
-    rating and interval when it has one.  The changes come in the order they were made
+def _rating_history(
+    session: Session, bot: Bot, ratings: dict[str, dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Per game with rated matches (in the order of ``GAMES``): the number of matches,
+    the bot's rating there (``ratings``: the page's table reads the same) and the chart
+    of its Elo over them (``charts.rating_history``), with the fitted rating and its
+    interval unless they are provisional.  The changes come in the order they were made
     (the rating sequence; then finish time and match id for results without one)."""
     rows = session.execute(
         select(RatingChange.game, RatingChange.before, RatingChange.after)
@@ -274,23 +388,25 @@ def _rating_history(session: Session, bot: Bot) -> list[dict[str, Any]]:
     elos: dict[str, list[float]] = {}
     for game, before, after in rows:
         elos.setdefault(game, [before]).append(after)
-    fitted = {
-        f.game: (f.rating, f.low, f.high)
-        for f in session.scalars(select(FittedRating).where(FittedRating.bot_id == bot.id))
-    }
-    return [
-        {
-            "game": game_id,
-            "matches": len(elos[game_id]) - 1,
-            "fitted": fitted.get(game_id),
-            "chart": charts.rating_history(
-                elos[game_id],
-                label=f"Rating history of {bot.name} in {game_title(game_id)}",
-                fitted=fitted.get(game_id),
-            ),
-        }
-        for game_id in sorted(elos, key=_game_order)
-    ]
+    history = []
+    for game_id in sorted(elos, key=_game_order):
+        rating = ratings.get(game_id)
+        fitted = None if rating is None or rating["provisional"] else rating["fitted"]
+        history.append(
+            {
+                "game": game_id,
+                "matches": len(elos[game_id]) - 1,
+                "rating": rating,
+                "chart": charts.rating_history(
+                    elos[game_id],
+                    label=f"Rating history of {bot.name} in {game_title(game_id)}",
+                    fitted=None
+                    if fitted is None
+                    else (fitted["rating"], fitted["low"], fitted["high"]),
+                ),
+            }
+        )
+    return history
 
 
 def _game_order(game_id: str) -> tuple[int, str]:
@@ -326,6 +442,8 @@ def _opponents(session: Session, bot_id: int, limit: int = OPPONENTS) -> list[di
             Match.status == FINISHED,
             me.rank.is_not(None),
             them.rank.is_not(None),
+            # a private event's bots are named to its members only
+            events.not_hidden(Match.event_id, hidden_events(session)),
         )
         .group_by(them.bot_id, Bot.name, Bot.status)
         .order_by(met.desc(), Bot.name, them.bot_id)

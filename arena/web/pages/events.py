@@ -1,5 +1,6 @@
 """The event pages: the list of events the caller may see, the form of a new event, and an
-event's page (its window and freeze, joining it, its roster, its leaderboard per game
+event's page (its window and freeze, joining it, its roster and the reference bots it is
+offered, its leaderboard per game
 and its tournaments; for its organisers its join code, its settings, its ladders, and a
 password reset link and a pause per contestant).
 
@@ -90,6 +91,7 @@ def event(event_id: int) -> str:
             },
             ladders=events.event_ladders(found),
             roster=roster.event_roster(session, found, who),
+            references=roster.reference_bots(session, found),
             boards=[
                 {"game": game, "rows": services.leaderboard(session, game, event_id=found.id)}
                 for game in found.games

@@ -129,8 +129,11 @@
       // signed in, the owner defaults to the account and the bot may enter one of its events
       const owner = data.get("owner").trim();
       if (owner) payload.owner = owner;
+      // the event chosen, or null for the open arena: without the field the API would
+      // enter the bot in the account's only event
       const eventId = data.get("event_id");
       if (eventId) payload.event_id = Number(eventId);
+      else if (eventId !== null) payload.event_id = null;
       if (connect) payload.connect = true;
       else if (hosted) payload.hosted = true;
       else payload.endpoint = data.get("endpoint").trim();
@@ -162,7 +165,10 @@
       if (connect) {
         const arena = window.location.origin + document.body.dataset.root;
         document.getElementById("connect-command").textContent =
-          `python bot.py --connect ${arena} --bot-id ${result.body.id} --secret ${result.body.signing_secret || ""}`;
+          // the secret from the environment, never the command line (other users of the
+          // machine read a process's arguments; the SDK reads ARENA_BOT_SECRET)
+          `export ARENA_BOT_SECRET=${result.body.signing_secret || ""}\n` +
+          `python bot.py --connect ${arena} --bot-id ${result.body.id}`;
       }
       box.querySelector(".hosted-next").hidden = !hosted;
       box.querySelectorAll(".signing-secret-row").forEach((el) => {
@@ -225,16 +231,18 @@
     window.location.reload();
   });
   const cancelForm = document.getElementById("cancel-form");
-  if (cancelForm) enhance(cancelForm.parentElement);
+  // its section: the form may sit in a folded "Use an organiser token" (tournament.html)
+  if (cancelForm) enhance(cancelForm.closest("section") || cancelForm.parentElement);
 
   // ---------------------------------------------------------------- small API forms
   // <form class="json-form" data-method="PATCH" data-url="/api/..." data-done="reload">:
-  // the fields become the JSON body, typed by their data-type (int, bool, list,
-  // datetime: a datetime-local in the browser's time, sent as UTC; path: fills {name}
+  // the fields become the JSON body, typed by their data-type (int, id: a number or
+  // null, bool, list, datetime: a datetime-local in the browser's time, sent as UTC; path: fills {name}
   // in data-url and is not sent); an empty text field is left out unless it has
-  // data-keep-empty.  data-done: "reload", "goto" (data-goto, {id} from the answer) or
-  // "show" (the answer's fields into the form's .json-result [data-field], shown once:
-  // a token or a reset link lives only in this page).
+  // data-keep-empty; a list's data-item="auto" sends digits as a number and leaves ""
+  // out.  data-done: "reload", "goto" (data-goto, {id} from the answer) or "show" (the
+  // answer's fields into the form's .json-result [data-field], shown once: a token or a
+  // reset link lives only in this page; data-links="/matches/{id}": a list of ids as links).
   function localInput(iso) {
     const when = new Date(iso);
     const pad = (n) => String(n).padStart(2, "0");
@@ -253,13 +261,20 @@
       const checkable = el.type === "checkbox" || el.type === "radio";
       if (kind === "list") {
         if (!(el.name in payload)) payload[el.name] = [];
-        if (!checkable || el.checked) payload[el.name].push(el.value);
+        if (checkable && !el.checked) return;
+        // data-item="auto": an id (digits) goes as a number, a name as text, "" not at all
+        if ("item" in el.dataset && el.value === "") return;
+        const auto = el.dataset.item === "auto" && /^\d+$/.test(el.value);
+        payload[el.name].push(auto ? Number(el.value) : el.value);
       } else if (kind === "bool") {
         payload[el.name] = checkable ? el.checked : el.value === "true";
       } else if (kind === "path") {
         url = url.replace("{" + el.name + "}", encodeURIComponent(el.value.trim()));
       } else if (kind === "int") {
         if (el.value.trim() !== "") payload[el.name] = Number(el.value);
+      } else if (kind === "id") {
+        // an id, or null when none is chosen (a bot's event: null is the open arena)
+        payload[el.name] = el.value.trim() === "" ? null : Number(el.value);
       } else if (kind === "datetime") {
         payload[el.name] = el.value ? new Date(el.value).toISOString() : null;
       } else if (checkable) {
@@ -298,7 +313,19 @@
       box.querySelectorAll("[data-field]").forEach((el) => {
         const raw = (result.body || {})[el.dataset.field];
         const value = raw === undefined || raw === null ? "" : String(raw); // 0 is shown
-        if ("link" in el.dataset) {
+        if ("links" in el.dataset && Array.isArray(raw)) {
+          // a list of ids: one link each (data-links="/matches/{id}", under the site's root)
+          el.replaceChildren(
+            ...raw.map((id) => {
+              const item = document.createElement("li");
+              const a = document.createElement("a");
+              a.href = document.body.dataset.root + el.dataset.links.replace("{id}", encodeURIComponent(String(id)));
+              a.textContent = "#" + id;
+              item.appendChild(a);
+              return item;
+            })
+          );
+        } else if ("link" in el.dataset) {
           el.href = window.location.origin + value;
           el.textContent = window.location.origin + value;
         } else {
