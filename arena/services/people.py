@@ -76,9 +76,10 @@ def house_bot(session: Session, policy: str) -> Bot:
     found = session.scalar(select(Bot).where(Bot.kind == "house", Bot.name_key == key))
     if found is not None:
         return found
-    if session.scalar(select(Bot.id).where(Bot.name_key == bot_name_key(name))) is not None:
+    live = Bot.status != "deleted"  # a deleted bot's name is free (migration 0019)
+    if session.scalar(select(Bot.id).where(Bot.name_key == key, live)) is not None:
         name = f"house {policy} (arena)"  # a contestant's bot has the plain name
-        found = session.scalar(select(Bot).where(Bot.name_key == bot_name_key(name)))
+        found = session.scalar(select(Bot).where(Bot.name_key == bot_name_key(name), live))
         if found is not None:
             return found
     info = {
@@ -106,7 +107,7 @@ def house_bot(session: Session, policy: str) -> Bot:
         with session.begin_nested():  # another request may be making it at the same time
             session.add(bot)
     except IntegrityError:
-        found = session.scalar(select(Bot).where(Bot.name_key == bot_name_key(name)))
+        found = session.scalar(select(Bot).where(Bot.name_key == bot_name_key(name), live))
         if found is None:
             raise
         return found
