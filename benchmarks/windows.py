@@ -106,7 +106,9 @@ def windows(n: int, deadline_ms: int, silent_first: bool) -> tuple[int, list[flo
         made = {url: HttpClient(url, None, url) for url in (first, second)}
         seats = [made[silent_url], made[fast_url]]
         referee = Referee(max_strikes=10**9, deadline_ms=deadline_ms)
-        record = MatchRecord("windows", "windows", 0, {}, ["silent", "fast"], strikes=[0, 0])
+        record = MatchRecord(
+            "windows", "windows", 0, {}, ["silent", "fast"], strikes=[0, 0], banks=[0, 0]
+        )
         legal = [{"type": "pass"}, {"type": "snap"}]
         requests = [Request(seat, "snap", legal, legal[0]) for seat in (0, 1)]
         try:
