@@ -37,7 +37,9 @@ from typing import IO, Any
 
 from arena.app import create_app
 from arena.cli.client import ArenaClient, RemoteError
+from arena.cli.output import interval
 from arena.cli.processes import make_web_server, stop_processes, worker_command
+from arena.competition.ratings import PROVISIONAL_MATCHES, PROVISIONAL_WIDTH
 from arena.config import from_env
 from arena.db import Database
 from arena.games import GAMES
@@ -294,17 +296,19 @@ def _run(
         _follow(client, tournaments, lambda: _check_workers(workers, Path(log.name)))
         played.append(True)
         _wait_for_fits(client, games)
+        provisional = False
         for game in games:
             print(f"\nLeaderboard — {game}")
             print(f"  {'bot':<26}{'Elo':>8}{'matches':>9}   fitted (95% interval)")
             for row in client.get_list(f"/api/ratings/{game}"):
-                fitted = row.get("fitted")
-                interval = (
-                    f"{fitted['rating']:.0f} ({fitted['low']:.0f}..{fitted['high']:.0f})"
-                    if fitted
-                    else "-"
-                )
-                print(f"  {row['name']:<26}{row['elo']:>8.1f}{row['matches']:>9}   {interval}")
+                provisional = provisional or bool(row.get("provisional"))
+                fit = interval(row.get("fitted"), bool(row.get("provisional")))
+                print(f"  {row['name']:<26}{row['elo']:>8.1f}{row['matches']:>9}   {fit}")
+        if provisional:  # as the pages say it (docs/ratings.md)
+            print(
+                f"\nprovisional: under {PROVISIONAL_MATCHES} rated matches or a 95% interval "
+                f"over {PROVISIONAL_WIDTH:.0f} points"
+            )
         if args.exit_when_done:  # the server stops too: no address to browse
             if args.data_dir is not None:
                 print(f"\nThe database and the workers' log ({LOG_NAME}) stay in {data_dir}.")
