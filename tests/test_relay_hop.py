@@ -135,6 +135,14 @@ def closed_within(sock: socket.socket, seconds: float) -> float | None:
     return time.monotonic() - began
 
 
+def threads_within(bound: int, seconds: float) -> int:
+    """The listener's threads once they are ``bound`` or fewer, or after ``seconds``."""
+    until = time.monotonic() + seconds
+    while (count := listener_threads()) > bound and time.monotonic() < until:
+        time.sleep(0.02)
+    return count
+
+
 def listener_threads() -> int:
     """The listener's threads: one per connection it serves."""
     return sum(1 for t in threading.enumerate() if "process_request_thread" in t.name)
@@ -314,7 +322,9 @@ def test_the_connections_at_once_are_bounded_and_a_workers_request_makes_room(lo
         assert listener_threads() <= before + 20
         assert all(closed_within(sock, 0.5) is not None for sock in held[:20])  # the oldest
         assert ask(relay_client(relay, pools)) == {"action": {"type": "pass"}}
-        assert listener_threads() <= before + 20
+        # the connection the worker's made room for ends its thread as it is closed: on a
+        # loaded machine a moment after the answer, never more than one at a time
+        assert threads_within(before + 20, 1.0) <= before + 20
     finally:
         for sock in held:
             sock.close()

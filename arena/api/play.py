@@ -101,7 +101,8 @@ class PlayCreated(Schema):
 
 
 class OpponentOut(Schema):
-    bot_id = fields.Integer()
+    # null for a house policy: it is picked by its policy, its bot row made on first use
+    bot_id = fields.Integer(allow_none=True)
     name = fields.String()
     kind = fields.String()
     policy = fields.String(allow_none=True)
