@@ -17,9 +17,7 @@ pass.
 
 from __future__ import annotations
 
-import random
 from collections import Counter
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -27,189 +25,24 @@ import pytest
 from arena.games.president import GAME
 from arena.games.president.engine import ORDER_32, ORDER_52, PresidentState
 from tests.support.president import VARIANTS, StackedDeck, events, short
-
-# -- helpers -----------------------------------------------------------------------------
-
-
-def table(hands: list[list[str]], options: dict[str, Any] | None = None, lead: int = 1,
-          rounds: int = 1) -> PresidentState:  # fmt: skip
-    """Round 1 of a match of ``rounds`` rounds whose seats hold exactly ``hands``; ``lead``
-    plays first.  The cards nobody holds are set aside (PR-3)."""
-    state = GAME.new_state(len(hands), 0, {"rounds": rounds, **(options or {})})
-    state.set_hands(hands, turn=lead)
-    return state
-
-
-def step(state: PresidentState, move: str) -> None:
-    """One move: ``move`` by the one seat asked, or ``move@seat`` in a window (the others
-    answer their default, a pass)."""
-    move, _, at = move.partition("@")
-    requests = GAME.pending(state)
-    if at:
-        chosen = [r for r in requests if r.seat == int(at)]
-    else:
-        chosen = [r for r in requests if move in {short(a) for a in r.legal_actions}][:1]
-    offered = [(r.seat, r.kind, [short(a) for a in r.legal_actions]) for r in requests]
-    assert chosen, f"{move} is not offered: {offered}"
-    [request] = chosen
-    actions = {short(a): a for a in request.legal_actions}
-    assert move in actions, f"seat {request.seat}: {move} is not offered: {offered}"
-    answers = {r.seat: r.default_action for r in requests}
-    answers[request.seat] = actions[move]
-    GAME.apply(state, answers)
-
-
-def play(state: PresidentState, *moves: str) -> None:
-    for move in moves:
-        step(state, move)
-
-
-def asked(state: PresidentState) -> list[tuple[int, str]]:
-    return [(r.seat, r.kind) for r in GAME.pending(state)]
-
-
-def legal(state: PresidentState, seat: int | None = None) -> list[str]:
-    requests = GAME.pending(state)
-    request = requests[0] if seat is None else next(r for r in requests if r.seat == seat)
-    return [short(a) for a in request.legal_actions]
-
-
-def turn(state: PresidentState) -> int:
-    [request] = GAME.pending(state)
-    return request.seat
-
-
-def tricks(state: PresidentState) -> list[tuple[str, int]]:
-    """Each trick over so far: why, and who leads the next."""
-    return [(e["why"], e["leader"]) for e in events(state, "trick_over")]
-
-
-def outs(state: PresidentState) -> list[tuple[int, int, bool]]:
-    return [(e["seat"], e["place"], e["forbidden"]) for e in events(state, "out")]
-
-
-def finish_round(state: PresidentState, order: list[int]) -> None:
-    """End the round in progress in the finishing ``order``: each seat is left one card,
-    stronger by its place, and ``order[0]`` leads; each plays its card on its turn in that
-    order, the others pass.  (No 8, which PV-11 makes cut, and not the strongest rank.)"""
-    assert state.top_rank is None and all(state.active), "call it between tricks, all in"
-    spec = state.spec
-    ranks = [spec.rank_names[r] for r in spec.order[state.reversed][:-1] if r != spec.eight]
-    hands: list[list[str]] = [[] for _ in range(state.n_players)]
-    for place, seat in enumerate(order):
-        hands[seat] = [ranks[place] + "C"]
-    state.set_hands(hands, turn=order[0])
-    round_, going = state.round, 0
-    while state.round == round_ and GAME.outcome(state) is None:
-        [request] = GAME.pending(state)
-        if request.seat == order[going]:
-            step(state, f"{ranks[going]}x1")
-            going += 1
-        else:
-            step(state, "pass")
-
-
-def later_round(order: list[int], options: dict[str, Any] | None = None,
-                rounds: int | None = 2, deal: dict[int, list[str]] | None = None
-                ) -> PresidentState:  # fmt: skip
-    """Round 2 of a match whose round 1 ended in ``order`` (so ``order`` is the seating of
-    PR-11, Président first), dealt ``deal`` (a stacked deck) if given; ``rounds`` None
-    for a ``target`` match."""
-    length = {} if rounds is None else {"rounds": rounds}
-    state = GAME.new_state(len(order), 0, {**length, **(options or {})})
-    if deal is not None:
-        state.rng = StackedDeck(state, deal)  # type: ignore[assignment]
-    finish_round(state, order)
-    assert state.round == 2 and state.table == order
-    return state
-
-
-def exchange_defaults(state: PresidentState) -> None:
-    """PR-10: every seat that gives back gives its default (its weakest cards)."""
-    assert state.phase == "exchange"
-    GAME.apply(state, {r.seat: r.default_action for r in GAME.pending(state)})
-
-
-class StackedOnce(StackedDeck):
-    """A stacked deck for the next deal only; the deals after it are shuffled."""
-
-    def shuffle(self, deck: list[int]) -> None:
-        super().shuffle(deck)
-        self.state.rng = random.Random(0)
-
-
-class Unshuffled:
-    """Stands in for a state's generator: the next deal is of the deck in its fixed order."""
-
-    def shuffle(self, deck: list[int]) -> None:
-        pass
-
-
-# -- the table: (rule, case, options, hands, moves, who leads, what must hold) -------------
-
-
-@dataclass(frozen=True)
-class Case:
-    rule: str
-    case: str
-    options: dict[str, Any]
-    hands: list[list[str]]
-    moves: list[str]
-    # after the moves: ``turn`` (the seat asked to play), ``legal`` (its legal actions),
-    # ``asked`` (every (seat, decision) asked), ``tricks`` (every trick over: why, next
-    # leader), ``outs`` (every player out: seat, place, forbidden), ``order`` and
-    # ``ended_by`` (the round's result), ``reversed`` (PV-7), ``trick`` (rank, count, by),
-    # ``wizz`` (the seats each wizz skipped), ``played`` (the cards of each play),
-    # ``hand`` (some seats' hands), ``view`` (some keys of some seats' views)
-    expect: dict[str, Any]
-    lead: int = 1
-
-
-def check(state: PresidentState, expect: dict[str, Any]) -> None:
-    for key, want in expect.items():
-        if key == "turn":
-            got: Any = turn(state)
-        elif key == "legal":
-            got = legal(state)
-        elif key == "asked":
-            got = asked(state)
-        elif key == "tricks":
-            got = tricks(state)
-        elif key == "outs":
-            got = outs(state)
-        elif key == "order":
-            got = state.round_results[-1]["order"] if state.round_results else None
-        elif key == "ended_by":
-            got = state.round_results[-1].get("ended_by") if state.round_results else None
-        elif key == "reversed":
-            got = state.reversed
-        elif key == "trick":
-            trick = GAME.view(state, 0)["trick"]
-            got = (trick["rank"], trick["count"], trick["by"])
-        elif key == "wizz":
-            got = [e["skipped"] for e in events(state, "wizz")]
-        elif key == "played":
-            got = [e["cards"] for e in events(state, "play")]
-        elif key == "hand":
-            got = {seat: state.hand_view[seat] for seat in want}
-        elif key == "view":  # {seat: {key: value}}; for "trick", some of its keys
-            got = {}
-            for seat, fields in want.items():
-                view = GAME.view(state, seat)
-                got[seat] = {
-                    k: {t: view[k][t] for t in v} if k == "trick" else view[k]
-                    for k, v in fields.items()
-                }
-        else:
-            raise AssertionError(f"unknown expectation {key}")
-        assert got == want, f"{key}: {got} != {want}"
-
-
-def C(rule: str, case: str, options: dict[str, Any], hands: list[list[str]], moves: list[str],
-      lead: int = 1, **expect: Any) -> Case:  # fmt: skip
-    """One row of the table (a short name: the table has a hundred of them)."""
-    return Case(rule, case, options, hands, moves, expect, lead)
-
+from tests.support.president_table import (
+    C,
+    Case,
+    StackedOnce,
+    Unshuffled,
+    asked,
+    check,
+    exchange_defaults,
+    finish_round,
+    later_round,
+    legal,
+    outs,
+    play,
+    step,
+    table,
+    tricks,
+    turn,
+)
 
 TABULA = VARIANTS["tabula_rasa"]
 WILD = {"jokers": True, "joker_wild": True}

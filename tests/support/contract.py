@@ -566,14 +566,23 @@ def play_random(
 
 
 def check_encoding(
-    game: Game, encoding: Any, n_players: int, seed: int, options: Mapping[str, Any] | None
+    game: Game,
+    encoding: Any,
+    n_players: int,
+    seed: int,
+    options: Mapping[str, Any] | None,
+    *,
+    agrees: Callable[[dict[str, Any], dict[str, Any]], None] | None = None,
+    unnamed: Callable[[dict[str, Any], dict[str, Any]], bool] | None = None,
 ) -> int:
     """One random match under the leak oracle, where every view a seat is given is also
     encoded (``arena.games.encoding.Encoding``) and the observation, explained back into
     view-shaped JSON, must pass the same oracle: an encoding may name a card only where
-    that seat may know it.  Also checks that values lie in [0, 1] and that the legal
-    actions have distinct indices, at least one per request.  Returns the observations
-    checked."""
+    that seat may know it.  Also checks that values lie in [0, 1], that every legal action
+    of every request has an index of its own (:func:`check_indices`; ``unnamed(view,
+    action)`` says which actions the game documents as having none), and, given
+    ``agrees(view, explained)``, that the explanation says what the view says.  Returns
+    the observations checked."""
     checked = 0
 
     def on_view(leak: LeakOracle, state: State, seat: int, view: dict[str, Any]) -> None:
@@ -581,21 +590,43 @@ def check_encoding(
         values = [0.0] * encoding.size
         encoding.encode(view, values)
         assert all(0.0 <= v <= 1.0 for v in values), f"a value outside [0, 1] for seat {seat}"
-        problems = leak.leaks(state, seat, encoding.explain(values), events=False)
+        explained = encoding.explain(values)
+        problems = leak.leaks(state, seat, explained, events=False)
         if problems:
             raise Leak("leak: the observation of " + "; ".join(problems))
+        if agrees is not None:
+            agrees(view, explained)
         for request in game.pending(state):
-            if request.seat != seat:
-                continue
-            indices = [encoding.action_index(view, a) for a in request.legal_actions]
-            named = [i for i in indices if i is not None]
-            assert named, f"no legal {request.kind} action of seat {seat} has an index"
-            assert len(set(named)) == len(named), f"two legal {request.kind} actions, one index"
-            assert all(0 <= i < len(encoding.actions) for i in named)
+            if request.seat == seat:
+                check_indices(encoding, view, request.legal_actions, unnamed)
         checked += 1
 
     play_random(game, n_players, seed, options, on_view=on_view)
     return checked
+
+
+def check_indices(
+    encoding: Any,
+    view: dict[str, Any],
+    legal_actions: list[dict[str, Any]],
+    unnamed: Callable[[dict[str, Any], dict[str, Any]], bool] | None = None,
+) -> dict[int, dict[str, Any]]:
+    """Every legal action of a request has an index (but those ``unnamed(view, action)``
+    excuses, which the game's learning document lists), no two share one, each lies in
+    the action space, and ``legal_indices`` maps each index back to its action.  Returns
+    that map."""
+    named: dict[int, dict[str, Any]] = {}
+    for action in legal_actions:
+        i = encoding.action_index(view, action)
+        if i is None:
+            assert unnamed is not None and unnamed(view, action), f"{action} has no index"
+            continue
+        assert 0 <= i < len(encoding.actions), f"{action}: index {i} outside the space"
+        assert i not in named, f"{action} and {named[i]} share index {i}"
+        named[i] = action
+    assert named, "no legal action has an index"
+    assert encoding.legal_indices(view, legal_actions) == named
+    return named
 
 
 def random_matches(

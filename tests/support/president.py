@@ -156,3 +156,29 @@ def probe_every(options: dict[str, Any], every: int) -> int:
     make cards go back to hands) and each announcement lists every rank and count, so
     they are probed more sparsely, else each probe pickles a long state hundreds of times."""
     return every * 15 if options.get("menteur") else every
+
+
+# the rule id of each variant of VARIANTS (docs/rules/president.md): a row of the variant
+# pair tables (tests/test_president_pairs*.py) cites both of its pair's
+VARIANT_RULES: dict[str, str] = {
+    "deck32": "PR-1",
+    "raise_count": "PV-1",
+    "passe": "PV-2",
+    "jokers": "PV-3",
+    "joker_wild": "PV-3",
+    "no_twos_cut": "PV-4",
+    "no_finish_on_two": "PV-4",
+    "quitte_ou_double": "PV-6",
+    "revolution": "PV-7",
+    "eight_clears": "PV-11",
+    "decks2": "PV-16",
+    "tabula_rasa": "PV-5",
+    "coup_d_etat": "PV-8",
+    "guillotine": "PV-8",
+    "putsch": "PV-9",
+    "jeu_blanc": "PV-10",
+    "wizz": "PV-12",
+    "suites": "PV-13",
+    "rapidite": "PV-14",
+    "menteur": "PV-15",
+}
