@@ -32,6 +32,7 @@ from tests.support.president_table import (
     Unshuffled,
     asked,
     check,
+    dealt_round_one,
     exchange_defaults,
     finish_round,
     later_round,
@@ -948,7 +949,8 @@ def test_pv10_reading_no_jeu_blanc_in_the_first_round() -> None:
     """Reading (docs/rules/president.md, "Three readings of the source"): the first round
     has no hierarchy ("les rôles ne sont pas encore distribués"), so a hand without a
     figure is played like any other."""
-    state = table([BLANC_A, BLANC_B, ["JC"], ["QC"]], JEU_BLANC)
+    state = dealt_round_one(4, JEU_BLANC, {0: BLANC_A, 1: BLANC_B})
+    assert state.hand_view[0] == BLANC_A and state.hand_view[1] == BLANC_B
     assert events(state, "jeu_blanc") == [] and asked(state) == [(1, "play")]
 
 
@@ -1077,3 +1079,39 @@ def test_pv15_pv13_a_run_announced_and_called() -> None:
         play(state, "run:5:3x1", *laid, "call@2")
         assert events(state, "menteur")[-1]["lied"] is lied
         assert tricks(state) == [("menteur", 2 if lied else 1)]
+
+
+# -- the round before: every rule that starts from round 2 leaves round 1 alone -------------
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"jeu_blanc": True},  # PV-10
+        {"putsch": True},  # PV-9
+        {"later_lead": "after_dealer"},  # PR-11
+        {"later_lead": "trou_du_cul"},  # PR-11
+        {"revolution": True, "revolution_lasts": True},  # PV-7
+        {"preset": "revolutionnaire"},  # PV-8, PV-9, PV-10 together
+    ],
+    ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()),
+)
+def test_round_one_plays_as_the_base_rules_say_under_the_later_round_rules(
+    options: dict[str, Any],
+) -> None:
+    """PR-4, PR-10, PR-11, PV-7, PV-9, PV-10: round 1 has no roles yet, so no exchange, no
+    putsch and (reading, "Three readings of the source") no jeu blanc, even for a hand
+    dealt without a figure; seat 0 deals and seat 1 leads whatever ``later_lead`` says; the
+    order is the normal one."""
+    blanc = ["3C", "3D", "4C", "4D", "5C", "5D", "6C", "6D", "7C", "7D", "8C", "8D", "9C"]
+    state = dealt_round_one(4, options, {2: blanc})
+    assert state.hand_view[2] == blanc  # the deal was stacked as asked
+    assert events(state, "jeu_blanc") == [] and events(state, "exchange") == []
+    assert asked(state) == [(1, "play")]
+    view = GAME.view(state, 1)
+    assert (view["round"], view["dealer"], view["table"]) == (1, 0, [0, 1, 2, 3])
+    assert view["roles"] == [None] * 4 and view["reversed"] is False
+    # and the same hand in round 2 is a jeu blanc (PV-10), the control of this test
+    if options.get("jeu_blanc"):
+        later = later_round([0, 1, 2, 3], options, deal={2: blanc})
+        assert [e["seat"] for e in events(later, "jeu_blanc")] == [2]

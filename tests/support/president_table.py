@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.games.president import GAME
-from arena.games.president.engine import PresidentState
-from tests.support.president import StackedDeck, events, short
+from arena.games.president.engine import PresidentState, spec_for
+from tests.support.president import VARIANTS, StackedDeck, events, short
 
 
 def table(hands: list[list[str]], options: dict[str, Any] | None = None, lead: int = 1,
@@ -76,7 +76,8 @@ def outs(state: PresidentState) -> list[tuple[int, int, bool]]:
 def finish_round(state: PresidentState, order: list[int]) -> None:
     """End the round in progress in the finishing ``order``: each seat is left one card,
     stronger by its place, and ``order[0]`` leads; each plays its card on its turn in that
-    order, the others pass.  (No 8, which PV-11 makes cut, and not the strongest rank.)"""
+    order, the others pass (PV-15: each card announced as it is, and nobody calls).  (No 8,
+    which PV-11 makes cut, and not the strongest rank.)"""
     assert state.top_rank is None and all(state.active), "call it between tricks, all in"
     spec = state.spec
     ranks = [spec.rank_names[r] for r in spec.order[state.reversed][:-1] if r != spec.eight]
@@ -86,7 +87,11 @@ def finish_round(state: PresidentState, order: list[int]) -> None:
     state.set_hands(hands, turn=order[0])
     round_, going = state.round, 0
     while state.round == round_ and GAME.outcome(state) is None:
-        [request] = GAME.pending(state)
+        requests = GAME.pending(state)
+        if state.phase in ("lay", "call"):  # PV-15: the cards laid as announced, no call
+            GAME.apply(state, {r.seat: r.default_action for r in requests})
+            continue
+        [request] = requests
         if request.seat == order[going]:
             step(state, f"{ranks[going]}x1")
             going += 1
@@ -141,6 +146,7 @@ class Case:
     # ``asked`` (every (seat, decision) asked), ``tricks`` (every trick over: why, next
     # leader), ``outs`` (every player out: seat, place, forbidden), ``order`` and
     # ``ended_by`` (the round's result), ``reversed`` (PV-7), ``trick`` (rank, count, by),
+    # (``tricks``, ``outs`` and ``wizz``: of the round the moves start in)
     # ``wizz`` (the seats each wizz skipped), ``played`` (the cards of each play),
     # ``hand`` (some seats' hands), ``view`` (some keys of some seats' views), ``phase``,
     # ``round``, ``scores`` and ``roles`` (by seat), ``results`` (some keys of the last
@@ -149,7 +155,15 @@ class Case:
     lead: int = 1
 
 
-def check(state: PresidentState, expect: dict[str, Any]) -> None:
+def check(state: PresidentState, expect: dict[str, Any], since: int = 0) -> None:
+    """What must hold (the keys of :class:`Case`); ``outs``, ``tricks`` and ``wizz`` are
+    those of the round in play at event ``since`` (where the moves started) and after."""
+    deal = max(i for i, e in enumerate(state.events[: since + 1]) if e.data["type"] == "deal")
+    recent = [e.data for e in state.events[deal:]]
+
+    def of(kind: str) -> list[dict[str, Any]]:
+        return [e for e in recent if e["type"] == kind]
+
     for key, want in expect.items():
         if key == "turn":
             got: Any = turn(state)
@@ -158,9 +172,9 @@ def check(state: PresidentState, expect: dict[str, Any]) -> None:
         elif key == "asked":
             got = asked(state)
         elif key == "tricks":
-            got = tricks(state)
+            got = [(e["why"], e["leader"]) for e in of("trick_over")]
         elif key == "outs":
-            got = outs(state)
+            got = [(e["seat"], e["place"], e["forbidden"]) for e in of("out")]
         elif key == "order":
             got = state.round_results[-1]["order"] if state.round_results else None
         elif key == "ended_by":
@@ -171,7 +185,7 @@ def check(state: PresidentState, expect: dict[str, Any]) -> None:
             trick = GAME.view(state, 0)["trick"]
             got = (trick["rank"], trick["count"], trick["by"])
         elif key == "wizz":
-            got = [e["skipped"] for e in events(state, "wizz")]
+            got = [e["skipped"] for e in of("wizz")]
         elif key == "played":
             got = [e["cards"] for e in events(state, "play")]
         elif key == "phase":
@@ -222,10 +236,16 @@ class PairCase:
     where they meet (MOMENTS), a position and moves, and what must hold after them (the
     keys of :func:`check`), written from docs/rules/president.md.
 
-    The position is round 1 with ``hands`` and ``lead`` (as :func:`table`), or, with
-    ``order``, round 2 of a match whose round 1 ended in that order, dealt ``deal`` (as
-    :func:`later_round`); ``hands`` then replaces the hands after that deal (and its
-    exchange, when ``moves`` hold none)."""
+    The position is one of:
+    - round 1 with ``hands`` and ``lead`` (as :func:`table`);
+    - round 1 as the engine deals it to ``players`` seats, the listed seats dealt exactly
+      ``deal`` (``hands`` None; as :func:`dealt_round_one`): what the deal decides;
+    - with ``order``, round 2 of a match whose round 1 ended in that order, dealt ``deal``
+      (as :func:`later_round`);
+    - with ``first`` (hands and moves), round 2 after a round 1 played out from those,
+      dealt ``deal`` if given: a round 2 that starts as round 1 left it (PV-7
+      ``revolution_lasts``).
+    In a round 2, ``hands`` (if given) replaces the hands after the deal and its exchange."""
 
     pair: tuple[str, str]
     rules: tuple[str, ...]
@@ -239,6 +259,8 @@ class PairCase:
     order: list[int] | None = None
     deal: dict[int, list[str]] | None = None
     rounds: int = 2
+    first: tuple[list[list[str]], list[str]] | None = None
+    players: int | None = None
 
     def __str__(self) -> str:
         return f"{'+'.join(self.pair)}: {self.case}"
@@ -247,24 +269,59 @@ class PairCase:
 def P(pair: str, rules: str, moment: str, case: str, options: dict[str, Any],
       hands: list[list[str]] | None, moves: list[str], *, lead: int = 1,
       order: list[int] | None = None, deal: dict[int, list[str]] | None = None,
-      rounds: int = 2, **expect: Any) -> PairCase:  # fmt: skip
-    """One row (short name: the tables are long): ``pair`` "a+b", ``rules`` "PV-7 PV-11"."""
+      rounds: int = 2, first: tuple[list[list[str]], list[str]] | None = None,
+      players: int | None = None, **expect: Any) -> PairCase:  # fmt: skip
+    """One row (short name: the tables are long): ``pair`` "a+b", ``rules`` "PV-7 PV-11".
+    (``order`` builds a round 2: the finishing order a row expects is ``results``.)"""
     a, b = pair.split("+")
     assert moment in MOMENTS, moment
     return PairCase((a, b), tuple(rules.split()), moment, case, options, hands, moves,
-                    expect, lead, order, deal, rounds)  # fmt: skip
+                    expect, lead, order, deal, rounds, first, players)  # fmt: skip
+
+
+def R(pair: str, rules: str, moment: str, case: str, hands: list[list[str]] | None,
+      moves: list[str], **kw: Any) -> PairCase:  # fmt: skip
+    """A row of :func:`P` whose options are exactly both variants' of ``pair``."""
+    a, b = pair.split("+")
+    return P(pair, rules, moment, case, {**VARIANTS[a], **VARIANTS[b]}, hands, moves, **kw)
 
 
 def run_pair(row: PairCase) -> None:
     """Build the row's position, play its moves and check what it expects."""
-    if row.order is None:
+    if row.first is not None:
+        hands, moves = row.first
+        state = table(hands, row.options, rounds=row.rounds)
+        if row.deal is not None:
+            state.rng = StackedDeck(state, row.deal)  # type: ignore[assignment]
+        play(state, *moves)
+        assert state.round == 2, "round 1 is over"
+    elif row.order is not None:
+        state = later_round(row.order, row.options, rounds=row.rounds, deal=row.deal)
+    elif row.deal is not None:
+        assert row.hands is None, row
+        players = row.players or max(row.deal) + 1
+        state = dealt_round_one(players, row.options, row.deal, rounds=row.rounds)
+    else:
         assert row.hands is not None, row
         state = table(row.hands, row.options, lead=row.lead, rounds=row.rounds)
-    else:
-        state = later_round(row.order, row.options, rounds=row.rounds, deal=row.deal)
-        if row.hands is not None:
-            if state.phase == "exchange":
-                exchange_defaults(state)
-            state.set_hands(row.hands, turn=row.lead)
+    if row.hands is not None and state.round == 2:
+        if state.phase == "exchange":
+            exchange_defaults(state)
+        state.set_hands(row.hands, turn=row.lead)
+    start = len(state.events)
     play(state, *row.moves)
-    check(state, row.expect)
+    check(state, row.expect, since=start)
+
+
+def dealt_round_one(
+    n_players: int, options: dict[str, Any], deal: dict[int, list[str]], rounds: int = 2
+) -> PresidentState:
+    """Round 1 as the engine deals it (PR-3, PR-4), from a deck stacked so that the listed
+    seats are dealt exactly ``deal``: what the deal itself decides (a jeu blanc, PV-10; a
+    putsch, PV-9; an exchange, PR-10) is judged on these hands, which ``table`` cannot do
+    (it replaces the hands after the deal)."""
+    o = GAME.resolve_options({"rounds": rounds, **options})
+    state = PresidentState(n_players, 0, o, spec_for(o))
+    state.rng = StackedDeck(state, deal)  # type: ignore[assignment]
+    GAME._start_round(state)
+    return state
