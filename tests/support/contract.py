@@ -589,7 +589,7 @@ def check_encoding(
         nonlocal checked
         values = [0.0] * encoding.size
         encoding.encode(view, values)
-        assert all(0.0 <= v <= 1.0 for v in values), f"a value outside [0, 1] for seat {seat}"
+        assert min(values) >= 0.0 and max(values) <= 1.0, f"a value outside [0, 1] for {seat}"
         explained = encoding.explain(values)
         problems = leak.leaks(state, seat, explained, events=False)
         if problems:

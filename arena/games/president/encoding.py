@@ -598,8 +598,9 @@ class PresidentEncoding(Encoding):
     def explain(self, values: list[float]) -> dict[str, JSON]:
         def names(start: int) -> list[str]:
             out: list[str] = []
-            for cid in range(N_IDS):
-                out += [ID_NAMES[cid]] * round(values[start + cid] * 2)
+            for cid, x in enumerate(values[start : start + N_IDS]):
+                if x:  # (most identities are absent: skip them)
+                    out += [ID_NAMES[cid]] * round(x * 2)
             return out
 
         def slot(start: int) -> str | None:

@@ -113,7 +113,8 @@ class PresidentState(State):
         self.leftover_names = [spec.names[c] for c in self.leftover]
         self.leftover_view = {"cards": list(self.leftover_names)}
         self.pile, self.pile_names = [], []
-        self.played_view = {"cards": self.pile_names}
+        # as a deal leaves it (PV-15: how many cards lie face down, none yet)
+        self.played_view = {"cards": [], "face_down": 0} if self.menteur else {"cards": []}
         self.count_in_round()
         if turn is not None:
             self.turn = turn
