@@ -32,11 +32,12 @@ class Mutant:
 
 # the tests a mutant of each game runs against
 GAME_TESTS: dict[str, list[str]] = {
+    # the rule tables first: most mutants fall there, and -x stops at the first failure
     "president": [
-        "tests/test_president.py",
         "tests/test_president_rules.py",
         "tests/test_president_variants.py",
         "tests/test_president_pairs*.py",
+        "tests/test_president.py",
         "tests/test_encoding_president.py",
         "tests/test_learn_president.py",
     ],
@@ -57,6 +58,8 @@ SPECIAL = "arena/games/president/special_plays.py"
 MENTEUR = "arena/games/president/menteur.py"
 EXCHANGE = "arena/games/president/exchange.py"
 ROUNDS = "arena/games/president/rounds.py"
+CACTUS_ENCODING = "arena/games/cactus/encoding.py"
+CG_ENCODING = "arena/games/cactus_game/encoding.py"
 
 
 def P(path: str, before: str, after: str, rules: str, bug: str, equivalent: str = "") -> Mutant:
@@ -336,5 +339,70 @@ MUTANTS: list[Mutant] = [
         '            leader = table[-1] if o.later_lead == "trou_du_cul" else table[1]\n',
         "PR-11 PR-4",
         "after_dealer: the Vice-Président leads later rounds",
+    ),
+    # -- encodings: every legal action an index, and the observation says what the view says
+    Mutant(
+        "cactus",
+        CACTUS_ENCODING,
+        'if view.get("eight_offer"):',
+        'if view.get("eight_offered"):',
+        "CL-3 CL-2",
+        "the offer of a passed-on 8 is never encoded",
+    ),
+    Mutant(
+        "cactus",
+        CACTUS_ENCODING,
+        "sorted(rows, key=_slot_of)[:MAX_POSITIONS]",
+        "sorted(rows, key=_slot_of)[: MAX_POSITIONS - 1]",
+        "CA-3 CL-5",
+        "the sixteenth position of a grown layout is dropped",
+    ),
+    Mutant(
+        "cactus",
+        CACTUS_ENCODING,
+        'k = (player - me) % view["players"]',
+        'k = (me - player) % view["players"]',
+        "PG-3 CA-3",
+        "another seat's slot is named from the wrong side of the table",
+    ),
+    Mutant(
+        "cactus",
+        CACTUS_ENCODING,
+        "if locked:",
+        "if locked and False:",
+        "CL-5",
+        "a locked penalty card is not marked",
+    ),
+    Mutant(
+        "cactus-game",
+        CG_ENCODING,
+        "player = stops[-1]",
+        "player = stops[0]",
+        "CG-18 CG-17",
+        "a chain of several Stops names its first Stop's player on top",
+    ),
+    Mutant(
+        "cactus-game",
+        CG_ENCODING,
+        "out[self.o_chain_cancelled] = 1.0",
+        "pass",
+        "CG-18",
+        "an odd chain is not marked as cancelling the card",
+    ),
+    Mutant(
+        "cactus-game",
+        CG_ENCODING,
+        'this_turn.append({"type": "stop", "card": kind})',
+        'this_turn.append({"type": "play", "card": kind})',
+        "CG-17 CG-4",
+        "a Stop played this turn is explained as a card played",
+    ),
+    Mutant(
+        "cactus-game",
+        CG_ENCODING,
+        "(me + rel) % n,",
+        "(me - rel) % n,",
+        "CG-12 CG-3",
+        "a seat's row is read back to the seat on the other side",
     ),
 ]
