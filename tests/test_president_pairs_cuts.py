@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.president_table import PairCase, R, run_pair
+from tests.support.president_table import PairCase, R, check_group, run_pair
 
 # PV-10: thirteen cards none above 10 (a 10 is no figure)
 BLANC = ["3C", "3D", "3H", "3S", "4C", "4D", "4H", "4S", "5C", "5D", "5H", "5S", "10C"]
@@ -487,3 +487,7 @@ ROWS: list[PairCase] = [
 @pytest.mark.parametrize("row", ROWS, ids=str)
 def test_pair(row: PairCase) -> None:
     run_pair(row)
+
+
+def test_the_table_covers_its_pairs() -> None:
+    check_group(ROWS, "cuts")

@@ -35,6 +35,7 @@ from tests.support.president import PAIRS
 from tests.support.president_table import (
     PairCase,
     R,
+    check_group,
     run_pair,
 )
 
@@ -579,3 +580,7 @@ ROWS = [
 @pytest.mark.parametrize("row", ROWS, ids=str)
 def test_pair(row: PairCase) -> None:
     run_pair(row)
+
+
+def test_the_table_covers_its_pairs() -> None:
+    check_group(ROWS, "finishes")

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from tests.support.president import VARIANTS, events
-from tests.support.president_table import P, PairCase, asked, dealt_round_one, run_pair
+from tests.support.president_table import P, PairCase, asked, check_group, dealt_round_one, run_pair
 
 
 def both(a: str, b: str) -> dict[str, Any]:
@@ -553,3 +553,7 @@ def test_round_one_deal_without_a_figure_is_played(pair: str) -> None:
     state = dealt_round_one(4, both(*pair.split("+")), {1: BLANC})
     assert events(state, "jeu_blanc") == [] and state.round_results == []
     assert asked(state) == [(1, "play")] and sorted(state.hand_view[1]) == sorted(BLANC)
+
+
+def test_the_table_covers_its_pairs() -> None:
+    check_group(ROWS, "jokers")

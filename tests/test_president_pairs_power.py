@@ -28,6 +28,7 @@ from arena.games.president.engine import ORDER_52
 from tests.support.president_table import (
     PairCase,
     R,
+    check_group,
     run_pair,
 )
 
@@ -624,3 +625,7 @@ ROWS = [
 @pytest.mark.parametrize("row", ROWS, ids=str)
 def test_pair(row: PairCase) -> None:
     run_pair(row)
+
+
+def test_the_table_covers_its_pairs() -> None:
+    check_group(ROWS, "power")

@@ -29,6 +29,7 @@ from tests.support.president_table import (
     P,
     PairCase,
     asked,
+    check_group,
     dealt_round_one,
     finish_round,
     legal,
@@ -642,3 +643,7 @@ def test_round_one_a_hand_without_figures_is_played(
     state = dealt_round_one(4, o(pair), {1: blanc})
     assert events(state, "jeu_blanc") == [] and state.round == 1
     assert asked(state) == [(1, "play")] and legal(state) == leads
+
+
+def test_the_table_covers_its_pairs() -> None:
+    check_group(ROWS, "ranks")

@@ -8,12 +8,13 @@ and the variant-pair tables (tests/test_president_pairs*.py)."""
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
 from arena.games.president import GAME
 from arena.games.president.engine import PresidentState, spec_for
-from tests.support.president import VARIANTS, StackedDeck, events, short
+from tests.support.president import PAIRS, VARIANT_RULES, VARIANTS, StackedDeck, events, short
 
 
 def table(hands: list[list[str]], options: dict[str, Any] | None = None, lead: int = 1,
@@ -325,3 +326,33 @@ def dealt_round_one(
     state.rng = StackedDeck(state, deal)  # type: ignore[assignment]
     GAME._start_round(state)
     return state
+
+
+# the variant pair tables, one file each (tests/test_president_pairs_<group>.py), by the
+# first variant of their pairs (in the order of tests/support/president.VARIANTS)
+PAIR_GROUPS: dict[str, tuple[str, ...]] = {
+    "ranks": ("deck32", "raise_count"),
+    "jokers": ("passe", "jokers"),
+    "cuts": ("joker_wild", "no_twos_cut", "quitte_ou_double"),
+    "finishes": ("no_finish_on_two", "revolution", "eight_clears"),
+    "power": ("decks2", "tabula_rasa", "coup_d_etat", "guillotine", "putsch", "jeu_blanc",
+              "wizz", "suites"),
+}  # fmt: skip
+
+
+def check_group(rows: list[PairCase], group: str) -> None:
+    """A pair table covers every pair of its group (tests/support/president.PAIRS whose
+    first variant is one of PAIR_GROUPS[group]) and no other; every row cites both of its
+    variants' rule ids, plays under both variants' options, names a moment of MOMENTS, and
+    is filed once."""
+    mine = {k for k in PAIRS if k.split("+")[0] in PAIR_GROUPS[group]}
+    assert sorted({"+".join(row.pair) for row in rows} ^ mine) == []
+    for row in rows:
+        a, b = row.pair
+        assert {VARIANT_RULES[a], VARIANT_RULES[b]} <= set(row.rules), str(row)
+        for name in (a, b):
+            for option, value in VARIANTS[name].items():
+                assert row.options.get(option) == value, f"{row}: {option} is not {value!r}"
+        assert row.moment in MOMENTS, str(row)
+    names = Counter(str(row) for row in rows)
+    assert [name for name, n in names.items() if n > 1] == []
