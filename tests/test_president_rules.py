@@ -1115,3 +1115,38 @@ def test_round_one_plays_as_the_base_rules_say_under_the_later_round_rules(
     if options.get("jeu_blanc"):
         later = later_round([0, 1, 2, 3], options, deal={2: blanc})
         assert [e["seat"] for e in events(later, "jeu_blanc")] == [2]
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [{}, {"wizz": True}, {"passe": True}, {"tabula_rasa": True}, {"suites": True}],
+    ids=["alone", "wizz", "passe", "tabula_rasa", "suites"],
+)
+def test_pv4_pv7_a_last_four_of_2s_is_judged_before_its_revolution_whatever_else_is_on(
+    extra: dict[str, Any],
+) -> None:
+    """PV-4, PV-7, PR-8 (ruling: a play is judged in the order in force when it is played,
+    before the revolution it makes): four 2s as the last cards are a forbidden finish, and
+    four 3s are not, with any other variant on beside them (a variant that gives a play more
+    consequences must not change how its finish is judged)."""
+    options = {"no_finish_on_two": True, "revolution": True, **extra}
+    for last, forbidden, place in (("2", True, 5), ("3", False, 1)):
+        hands = [["5C"], [last + s for s in "CDHS"], ["6C", "7C"], ["8C", "9C"], ["10C"]]
+        state = table(hands, options)
+        play(state, f"{last}x4")
+        assert outs(state) == [(1, place, forbidden)], last
+        assert state.reversed is True
+
+
+@pytest.mark.parametrize(("last", "forbidden", "place"), [("2", True, 4), ("3", False, 1)])
+def test_pv15_pv4_pv7_a_true_last_four_called_is_judged_before_its_revolution(
+    last: str, forbidden: bool, place: int
+) -> None:
+    """PV-15, PV-4, PV-7, PR-8: a true announcement called keeps its revolution and its going
+    out, and its finish is judged as a play is (ruling: in the order in force when it is
+    played, before the revolution it makes): four 2s are a forbidden finish, four 3s not."""
+    options = {"menteur": True, "no_finish_on_two": True, "revolution": True}
+    state = table([["5C"], [last + s for s in "CDHS"], ["6C", "7C"], ["8C", "9C"]], options)
+    play(state, f"{last}x4", f"lay:{last}x4", "call@2")
+    assert outs(state) == [(1, place, forbidden)]
+    assert state.reversed is True

@@ -95,6 +95,7 @@ MUTANTS: list[Mutant] = [
         "alone = [top] if top >= n else []",
         "PV-6 PV-3",
         "quitte ou double on a Joker offers a wild Joker alone",
+        "with joker_wild no Joker is ever played alone (PV-3), so a Joker never tops the trick",
     ),
     P(
         ENGINE,
@@ -159,6 +160,8 @@ MUTANTS: list[Mutant] = [
         "state.run = state.run + 1 if same else 1",
         "PV-2 PV-13",
         "a run counts as the first of a passe",
+        "only a run may follow a run, and a run is never an equal play: the count stays below "
+        "the two that bind",
     ),
     P(
         ENGINE,
@@ -186,7 +189,8 @@ MUTANTS: list[Mutant] = [
         "if size is not None and length == 1 and count >= size:",
         "if size is not None and count >= size:",
         "PV-7 PV-13",
-        "a long run of pairs makes a revolution",
+        "a run of triples makes a revolution",
+        "a run holds three cards of a rank at most (PV-13), fewer than a revolution's four",
     ),
     P(
         ENGINE,
@@ -215,6 +219,8 @@ MUTANTS: list[Mutant] = [
         "if o.rapidite and r < n and not thrown:",
         "PV-14 PV-13",
         "a run opens a rapidité window",
+        "a run's cards are not counted on the trick, so the cards awaited include the runner's "
+        "own: no other seat can hold them all",
     ),
     P(
         ENGINE,
@@ -272,7 +278,8 @@ MUTANTS: list[Mutant] = [
         '            if size is not None and length == 1 and action["count"] >= size:  # PV-7\n',
         '            if size is not None and action["count"] >= size:  # PV-7\n',
         "PV-15 PV-7 PV-13",
-        "a true run of pairs called makes a revolution",
+        "a true run of triples called makes a revolution",
+        "a run holds three cards of a rank at most (PV-13), fewer than a revolution's four",
     ),
     P(
         MENTEUR,
