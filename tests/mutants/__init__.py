@@ -294,6 +294,8 @@ MUTANTS: list[Mutant] = [
         "honest = got == claim",
         "PV-15 PV-3",
         "an announcement with the wrong number of wild Jokers is true",
+        "the cards laid are as many as announced, so the same natural cards as claimed leave "
+        "room for exactly the Jokers claimed",
     ),
     P(
         MENTEUR,
