@@ -31,18 +31,29 @@ from arena.games.cactus_game.engine import (
 )
 from arena.match.records import check as check_replay
 from arena.match.referee import PolicyClient, Referee, policy_rng
+from tests.support.cactus_game import (
+    ASK,
+    D3,
+    DRAW,
+    FP,
+    LS,
+    PASS,
+    SC,
+    SH,
+    SP,
+    STOP,
+    STOP_IT,
+    C,
+    J,
+    S,
+    W,
+)
+from tests.support.cactus_game import table as support_table
 from tests.support.contract import (
     card_names,
     play_random,
     snapshot,
 )
-
-C, S, W, J = "charlie", "spike", "walter", "joker"
-FP, SH, LS, D3 = "free_point", "swap_hands", "look_and_steal", "draw_three"
-SP, ASK, SC, STOP = "steal_a_point", "ask_for_a_card", "steal_a_card", "stop"
-DRAW = {"type": "draw"}
-PASS = {"type": "pass"}
-STOP_IT = {"type": "stop"}
 
 
 def play(card: str, **targets: Any) -> dict[str, Any]:
@@ -62,28 +73,13 @@ def table(
     n: int = 3,
     hands: list[list[str]] | None = None,
     *,
-    draw: list[str] | None = None,
-    discard: list[str] | None = None,
-    points: list[int] | None = None,
-    supply: int | None = None,
-    player: int = 0,
     target: int | None = None,
     max_turns: int = 400,
-    seed: int = 0,
+    **setup: Any,
 ) -> CactusGameState:
-    """A match at the start of ``player``'s turn with the given hands and piles (the draw
-    pile's top is its last card).  Unlisted hands are empty; the draw pile defaults to
-    twenty Charlies so that draws are predictable."""
-    state = GAME.new_state(n, seed, {"target": target, "max_turns": max_turns})
-    state.hands = [list(h) for h in (hands or [])] + [[] for _ in range(n - len(hands or []))]
-    state.draw_pile = list(draw) if draw is not None else [C] * 20
-    state.discard = list(discard or [])
-    state.points = list(points or [0] * n)
-    state.supply = supply if supply is not None else POINT_CARDS - sum(state.points)
-    state.player, state.phase, state.turn, state.this_turn = player, "turn", 1, []
-    state.shown_upto = [len(state.events)] * n
-    state._pending = None
-    return state
+    """tests.support.cactus_game.table with the options the rule table sets (CG-20's
+    ``target``, CG-21's ``max_turns``) as arguments."""
+    return support_table(n, hands, options={"target": target, "max_turns": max_turns}, **setup)
 
 
 def step(state: State, answers: dict[int, dict[str, Any]]) -> None:

@@ -30,14 +30,24 @@ import pytest
 
 from arena.games.cactus_game import ENCODING, GAME
 from arena.games.cactus_game.engine import CactusGameOptions, CactusGameState
+from tests.support.cactus_game import (
+    ASK,
+    D3,
+    DRAW,
+    FP,
+    LS,
+    SC,
+    SH,
+    SP,
+    STOP,
+    STOP_IT,
+    C,
+    J,
+    S,
+    W,
+    table,
+)
 from tests.support.contract import check_encoding, check_indices
-
-C, S, W, J = "charlie", "spike", "walter", "joker"
-FP, SH, LS, D3 = "free_point", "swap_hands", "look_and_steal", "draw_three"
-SP, ASK, SC, STOP = "steal_a_point", "ask_for_a_card", "steal_a_card", "stop"
-PASS = {"type": "pass"}
-STOP_IT = {"type": "stop"}
-DRAW = {"type": "draw"}
 
 # -- what the documents say ------------------------------------------------------------------
 # docs/learn/cactus-game.md: the kind order of every per-kind slice
@@ -280,30 +290,6 @@ def test_agrees_catches_a_wrong_explanation() -> None:
 
 
 # -- hand-built states --------------------------------------------------------------------------
-def table(
-    n: int,
-    hands: list[list[str]],
-    *,
-    discard: list[str] | None = None,
-    points: list[int] | None = None,
-    player: int = 0,
-    turn: int = 1,
-    options: dict[str, Any] | None = None,
-) -> CactusGameState:
-    """A match at the start of ``player``'s turn with these hands; the draw pile is twenty
-    Charlies (cards are not conserved: only views and requests are looked at)."""
-    state = GAME.new_state(n, 0, options)
-    state.hands = [list(h) for h in hands] + [[] for _ in range(n - len(hands))]
-    state.draw_pile = [C] * 20
-    state.discard = list(discard or [])
-    state.points = list(points or [0] * n)
-    state.supply = POINT_CARDS - sum(state.points)
-    state.player, state.phase, state.turn, state.this_turn = player, "turn", turn, []
-    state.shown_upto = [len(state.events)] * n
-    state._pending = None
-    return state
-
-
 def act(state: CactusGameState, answers: dict[int, dict[str, Any]]) -> None:
     """Apply ``answers`` (each seat must be asked); other asked seats pass (the default)."""
     requests = GAME.pending(state)

@@ -22,14 +22,26 @@ import pytest
 
 from arena.games.cactus_game import ENCODING, GAME
 from arena.games.cactus_game.encoding import MAX_PLAYERS, PLAYED, CactusGameEncoding
-from arena.games.cactus_game.engine import DECK, KINDS, POINT_CARDS, CactusGameState
+from arena.games.cactus_game.engine import DECK, KINDS, CactusGameState
 from arena.games.cactus_game.schema import ACTIONS as SCHEMA_ACTIONS
 from arena.games.cactus_game.schema import TARGETS
+from tests.support.cactus_game import (
+    ASK,
+    D3,
+    FP,
+    LS,
+    SC,
+    SH,
+    SP,
+    STOP,
+    C,
+    J,
+    S,
+    W,
+    table,
+)
 from tests.support.contract import Leak, check_encoding, play_random
 
-C, S, W, J = "charlie", "spike", "walter", "joker"
-FP, SH, LS, D3 = "free_point", "swap_hands", "look_and_steal", "draw_three"
-SP, ASK, SC, STOP = "steal_a_point", "ask_for_a_card", "steal_a_card", "stop"
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "learn" / "cactus-game.md"
 OPTIONS: list[dict[str, Any] | None] = [
     None,
@@ -64,28 +76,6 @@ def test_the_oracle_catches_a_leaky_explanation() -> None:
 
 
 # -- hand-built tables ---------------------------------------------------------------------
-def table(
-    n: int,
-    hands: list[list[str]],
-    *,
-    discard: list[str] | None = None,
-    points: list[int] | None = None,
-    player: int = 0,
-    options: dict[str, Any] | None = None,
-) -> CactusGameState:
-    """A match at the start of ``player``'s turn with these hands; the draw pile is twenty
-    Charlies (the cards are not conserved: only views are looked at)."""
-    state = GAME.new_state(n, 0, options)
-    state.hands = [list(h) for h in hands] + [[] for _ in range(n - len(hands))]
-    state.draw_pile = [C] * 20
-    state.discard = list(discard or [])
-    state.points = list(points or [0] * n)
-    state.supply = POINT_CARDS - sum(state.points)
-    state.player, state.phase, state.turn, state.this_turn = player, "turn", 1, []
-    state._pending = None
-    return state
-
-
 def act(state: CactusGameState, answers: dict[int, dict[str, Any]]) -> None:
     """Apply ``answers``; other pending seats pass (their default)."""
     requests = GAME.pending(state)
