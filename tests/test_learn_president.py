@@ -25,6 +25,7 @@ from arena.games.president.encoding import CARD_ID, ID_NAMES, N_IDS, N_SLOTS, Pr
 from arena.games.president.engine import PRESETS, PresidentState
 from tests.support.contract import check_encoding
 from tests.support.president import SINGLES, seats_for
+from tests.support.president_table import table
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "learn" / "president.md"
 # a few options worth their own leak check: every variant family together, where allowed
@@ -62,15 +63,6 @@ def observe(view: dict[str, Any]) -> list[float]:
 def part(values: list[float], name: str) -> list[float]:
     f = ENCODING.field(name)
     return values[f.start : f.stop]
-
-
-def situation(
-    hands: list[list[str]], options: dict[str, Any] | None = None, turn: int = 1
-) -> PresidentState:
-    """Round 1 with exactly these hands; the cards nobody holds are set aside (PR-3)."""
-    state = GAME.new_state(len(hands), 0, {"rounds": 1, **(options or {})})
-    state.set_hands(hands, turn=turn)
-    return state
 
 
 def answer(state: PresidentState, seat: int, wanted: dict[str, Any]) -> None:
@@ -128,7 +120,7 @@ def test_variant_combinations_pass_the_leak_oracle(name: str) -> None:
 
 def test_own_cards_are_one_hot_by_identity_and_counted_by_strength_slot() -> None:
     # PR-2: 3 is slot 0 ... 2 is slot 12; identity 4 * rank + suit (C, D, H, S)
-    state = situation([["3C", "9D", "9H", "2S"], ["4C", "4D", "KH"], ["5C", "AS"]])
+    state = table([["3C", "9D", "9H", "2S"], ["4C", "4D", "KH"], ["5C", "AS"]])
     values = observe(GAME.view(state, 0))
     hand = part(values, "hand_cards")
     for name, index in (("3C", 0), ("9D", 4 * 6 + 1), ("9H", 4 * 6 + 2), ("2S", 4 * 12 + 3)):
@@ -144,7 +136,7 @@ def test_own_cards_are_one_hot_by_identity_and_counted_by_strength_slot() -> Non
 )
 def test_another_seats_cards_are_not_encoded_as_known(seat: int, theirs: list[str]) -> None:
     # PR-3: hands are private; they count only as unseen cards of their rank
-    state = situation([["3C", "9D", "9H", "2S"], ["4C", "4D", "KH"], ["5C", "AS"]])
+    state = table([["3C", "9D", "9H", "2S"], ["4C", "4D", "KH"], ["5C", "AS"]])
     values = observe(GAME.view(state, seat))
     for name in ("hand_cards", "played_cards", "exchange_gave", "exchange_received"):
         known = part(values, name)
@@ -163,7 +155,7 @@ def test_another_seats_cards_are_not_encoded_as_known(seat: int, theirs: list[st
 def test_two_decks_count_two_cards_of_one_name() -> None:
     # PV-16: two 9H are one identity counted twice
     hands = [["9H", "9H", "9S"], ["3C"], ["3D"], ["4C"], ["4D"], ["5C"]]
-    values = observe(GAME.view(situation(hands, {"decks": 2}), 0))
+    values = observe(GAME.view(table(hands, {"decks": 2}), 0))
     assert part(values, "hand_cards")[CARD_ID["9H"]] == 1.0
     assert part(values, "hand_ranks")[6] == 3 / 8
     assert part(values, "config") == [0, 1, 0]
@@ -183,7 +175,7 @@ def test_strength_slots_follow_the_order_in_force(
     options: dict[str, Any], reverse: bool, expected: dict[str, int]
 ) -> None:
     hands = [[r + "H" for r in expected], ["8C" if "3" in expected else "9C"], ["KC"]]
-    state = situation(hands, options)
+    state = table(hands, options)
     state.reversed = reverse
     for seat in range(3):
         state.refresh_hand(seat)
@@ -198,7 +190,7 @@ def test_strength_slots_follow_the_order_in_force(
 
 
 def test_seats_are_relative_to_the_observer_in_table_order() -> None:
-    state = situation([["3C"], ["4C"], ["5C", "5D"], ["6C", "6D", "6H"]], turn=3)
+    state = table([["3C"], ["4C"], ["5C", "5D"], ["6C", "6D", "6H"]], lead=3)
     values = observe(GAME.view(state, 2))
     assert part(values, "seat_present") == [1, 1, 1, 1, 0, 0, 0, 0]
     assert part(values, "seat_turn") == [0, 1, 0, 0, 0, 0, 0, 0]  # seat 3: the next one
@@ -209,7 +201,7 @@ def test_seats_are_relative_to_the_observer_in_table_order() -> None:
 
 
 def test_the_trick_slices_hold_the_play_to_beat() -> None:
-    state = situation([["3C"], ["9C", "9D", "KS"], ["5C", "5D"], ["6C", "6D", "6H"]])
+    state = table([["3C"], ["9C", "9D", "KS"], ["5C", "5D"], ["6C", "6D", "6H"]])
     answer(state, 1, {"type": "play", "rank": "9", "count": 2})  # PR-5
     answer(state, 2, {"type": "pass"})  # PR-6
     view = GAME.view(state, 3)
@@ -225,7 +217,7 @@ def test_the_trick_slices_hold_the_play_to_beat() -> None:
 
 def test_a_joker_on_the_trick_is_explained_by_its_name() -> None:
     # PV-3: a Joker's rank is its name, a card of the pile the leak table checks
-    state = situation([["3C"], ["RJ", "KS"], ["5C"]], {"jokers": True})
+    state = table([["3C"], ["RJ", "KS"], ["5C"]], {"jokers": True})
     answer(state, 1, {"type": "play", "rank": "RJ", "count": 1})
     values = observe(GAME.view(state, 2))
     assert part(values, "config") == [0, 0, 1]
@@ -265,7 +257,7 @@ def test_the_exchange_slices_hold_the_cards_given_and_received() -> None:
 
 def test_menteur_slices_hold_own_face_down_cards_and_the_announcement() -> None:
     # PV-15: the announcement's rank is public, the cards laid are the layer's own
-    state = situation([["3C"], ["9C", "4D", "KS"], ["5C", "5D"]], {"menteur": True})
+    state = table([["3C"], ["9C", "4D", "KS"], ["5C", "5D"]], {"menteur": True})
     answer(state, 1, {"type": "play", "rank": "9", "count": 2})
     view = GAME.view(state, 1)
     assert view["phase"] == "lay"

@@ -35,26 +35,7 @@ from tests.support.president import (
     finish_round_one,
     short,
 )
-
-
-def situation(
-    hands: list[list[str]], options: dict[str, Any] | None = None, turn: int = 1
-) -> PresidentState:
-    """Round 1 of a match whose seats hold exactly ``hands``; ``turn`` leads.  The cards
-    nobody holds are set aside (PR-3)."""
-    state = GAME.new_state(len(hands), 0, {"rounds": 1, **(options or {})})
-    state.set_hands(hands, turn=turn)
-    return state
-
-
-def asked(state: PresidentState) -> list[tuple[int, str]]:
-    return [(r.seat, r.kind) for r in GAME.pending(state)]
-
-
-def legal(state: PresidentState, seat: int | None = None) -> list[str]:
-    requests = GAME.pending(state)
-    request = requests[0] if seat is None else next(r for r in requests if r.seat == seat)
-    return [short(a) for a in request.legal_actions]
+from tests.support.president_table import asked, legal, table, turn
 
 
 def act(state: PresidentState, *moves: str) -> None:
@@ -79,11 +60,6 @@ def answer(state: PresidentState, moves: dict[int, str]) -> None:
     GAME.apply(state, answers)
 
 
-def turn(state: PresidentState) -> int:
-    [request] = GAME.pending(state)
-    return request.seat
-
-
 def trick_over(state: PresidentState) -> dict[str, Any]:
     return events(state, "trick_over")[-1]
 
@@ -96,7 +72,7 @@ NINES = [["3C", "4C"], ["9C", "3D"], ["9D", "4D"], ["9H", "5D"], ["9S", "6D"]]
 
 def test_pv5_equal_rank_may_be_played() -> None:
     """PV-5: "jouer des cartes de valeur égale à celles posées sur la table"."""
-    state = situation(NINES, TABULA)
+    state = table(NINES, TABULA)
     act(state, "9x1")
     assert legal(state) == ["pass", "9x1"]
 
@@ -104,7 +80,7 @@ def test_pv5_equal_rank_may_be_played() -> None:
 def test_pv5_all_four_cards_on_the_trick_the_last_player_leads() -> None:
     """PV-5, the seed: "si quatre joueurs à la suite ont joué un valet ... il y a Tabula
     Rasa : Alors le joueur ayant mis la dernière carte récupère immédiatement la main"."""
-    state = situation(NINES, TABULA)
+    state = table(NINES, TABULA)
     act(state, "9x1", "9x1", "9x1")
     assert events(state, "trick_over") == [] and turn(state) == 4  # three: it goes on
     act(state, "9x1")
@@ -116,7 +92,7 @@ def test_pv5_all_four_cards_on_the_trick_the_last_player_leads() -> None:
 def test_pv5_two_pairs_complete_the_rank() -> None:
     """PV-5, the seed: "ou deux joueurs à la suite une paire de valet"."""
     hands = [["3C"], ["JC", "JD", "3D"], ["JH", "JS", "4D"], ["5D"], ["6D"]]
-    state = situation(hands, TABULA)
+    state = table(hands, TABULA)
     act(state, "Jx2", "Jx2")
     assert trick_over(state)["why"] == "tabula_rasa" and turn(state) == 2
 
@@ -124,7 +100,7 @@ def test_pv5_two_pairs_complete_the_rank() -> None:
 def test_pv5_not_for_a_four_of_a_kind_played_at_once() -> None:
     """PV-5: "Cette règle ne s'applique pas aux carrés"."""
     hands = [["3C"], ["JC", "JD", "JH", "JS", "3D"], ["4D"], ["5D"], ["6D"]]
-    state = situation(hands, TABULA)
+    state = table(hands, TABULA)
     act(state, "Jx4")
     assert events(state, "trick_over") == [] and turn(state) == 2
 
@@ -133,14 +109,14 @@ def test_pv5_ruling_a_card_set_aside_is_not_waited_for() -> None:
     """PV-5 with PR-3 (ruling): a 9 set aside face up never reaches the trick, so the three
     others complete the rank ("toutes les cartes de même valeur" of the round)."""
     hands = [["3C", "4C"], ["9C", "3D"], ["9D", "4D"], ["9H", "5D"], ["6D", "7D"]]  # 9S aside
-    state = situation(hands, TABULA)
+    state = table(hands, TABULA)
     assert "9S" in state.leftover_names
     act(state, "9x1", "9x1", "9x1")
     assert trick_over(state)["why"] == "tabula_rasa" and turn(state) == 3
 
 
 def test_pv5_without_the_option_no_equal_play() -> None:
-    state = situation(NINES, {})
+    state = table(NINES, {})
     act(state, "9x1")
     assert legal(state) == ["pass"]
 
@@ -196,7 +172,7 @@ def test_pv8_a_coup_at_any_time_and_the_round_one_ruling() -> None:
     Ruling for round 1 (no roles yet): the players out in their places, then the others
     by fewest cards, ties clockwise from the player; then the coup's swap."""
     hands = [["AC"], ["3C", "4C"], [*FOUR_NINES, "BJ", "5C"], ["6C", "7C", "8C"]]
-    state = situation(hands, COUP)
+    state = table(hands, COUP)
     act(state, "3x1", "pass", "pass", "Ax1", "pass")  # seat 0 goes out first
     assert "coup:9x5+1j" in legal(state)
     act(state, "coup:9x5+1j")
@@ -225,7 +201,7 @@ def test_pv8_guillotine_the_player_names_the_vice_president_and_the_trou_du_cul(
 def test_pv8_guillotine_with_three_players_names_the_trou_du_cul_only() -> None:
     """PV-8 with PR-9: three players have no Vice-Président."""
     hands = [["3C"], [*FOUR_NINES, "BJ", "RJ", "4C"], ["5C"]]
-    state = situation(hands, GUILLOTINE)
+    state = table(hands, GUILLOTINE)
     act(state, "guillotine:9")
     assert legal(state) == ["name:t0", "name:t2"]
     act(state, "name:t0")
@@ -352,7 +328,7 @@ def test_pv10_a_hand_without_a_card_above_10_makes_its_player_president_without_
 def test_pv10_ruling_not_in_round_one() -> None:
     """PV-10 ruling: the first round has no hierarchy to step down, and the seed places the
     jeu blanc "avant que tout échange soit fait"."""
-    state = situation([BLANC, HIGH[0], HIGH[1], HIGH[2]], {"jeu_blanc": True})
+    state = table([BLANC, HIGH[0], HIGH[1], HIGH[2]], {"jeu_blanc": True})
     assert events(state, "jeu_blanc") == [] and asked(state) == [(1, "play")]
 
 
@@ -379,7 +355,7 @@ def test_pv12_more_cards_or_the_same_rank_may_follow() -> None:
     """PV-12, the seed: "si le premier joueur lance un 6, le joueur suivant peut jouer un
     double 7. De sorte que le 3e joueur devra alors jouer au moins un double d'au moins 7"."""
     hands = [["3C"], ["6C", "3D"], ["6D", "6H", "7C", "7D", "4C"], ["7H", "7S", "8C", "9C", "9D"]]
-    state = situation(hands, WIZZ)
+    state = table(hands, WIZZ)
     act(state, "6x1")
     assert legal(state) == ["pass", "6x1", "6x2", "7x1", "7x2"]
     act(state, "7x2")
@@ -399,7 +375,7 @@ def test_pv12_an_equal_play_skips_the_next_player_and_one_more_per_extra_card(
     moves: list[str], skipped: list[int], next_seat: int
 ) -> None:
     hands = [["3C", "4C"], ["6C", "6S", "3D"], ["6D", "6H", "4D"], ["5C", "5D"], ["5H", "5S"]]
-    state = situation(hands, WIZZ)
+    state = table(hands, WIZZ)
     act(state, *moves)
     assert events(state, "wizz") == [{"type": "wizz", "seat": 2, "skipped": skipped}]
     assert turn(state) == next_seat
@@ -410,7 +386,7 @@ def test_pv12_a_player_out_is_not_wizzed_the_next_one_is() -> None:
     """PV-12, the seed: "un joueur ayant déjà remporté la manche ... ne peut plus être
     Wizzé et ... la sanction touchera le joueur suivant"."""
     hands = [["3D", "4D"], ["8C", "5C"], ["8D", "5D"], ["7C"], ["3C", "4C"]]
-    state = situation(hands, WIZZ, turn=3)
+    state = table(hands, WIZZ, lead=3)
     act(state, "7x1", "pass", "pass", "8x1", "8x1")  # seat 3 went out first
     assert events(state, "wizz")[-1]["skipped"] == [4] and turn(state) == 0
 
@@ -419,7 +395,7 @@ def test_pv12_a_wizz_back_round_to_the_player_ends_the_trick() -> None:
     """PV-12, the seed: "un joueur ne peut pas se retrouver Wizzé de son propre fait" and
     "Dès lors que la main revient au joueur ayant posé une carte pour la dernière fois, le
     tour de jeu est clos"."""
-    state = situation([["3C", "9C"], ["6C", "4C"], ["6D", "6H", "5C"]], WIZZ)
+    state = table([["3C", "9C"], ["6C", "4C"], ["6D", "6H", "5C"]], WIZZ)
     act(state, "6x1", "6x2")
     assert events(state, "wizz") == [{"type": "wizz", "seat": 2, "skipped": [0, 1]}]
     assert trick_over(state)["why"] == "wizz" and turn(state) == 2
@@ -428,7 +404,7 @@ def test_pv12_a_wizz_back_round_to_the_player_ends_the_trick() -> None:
 def test_pv12_twos_still_cut() -> None:
     """PV-12, the seed: "Une combinaison de 2 se joue de la même façon qu'une autre, à ceci
     près qu'ils coupent"."""
-    state = situation([["3C"], ["2C", "4C"], ["2D", "5C"], ["6C"]], WIZZ)
+    state = table([["3C"], ["2C", "4C"], ["2D", "5C"], ["6C"]], WIZZ)
     act(state, "2x1")
     assert trick_over(state)["why"] == "cut" and turn(state) == 1
 
@@ -442,14 +418,14 @@ def test_pv13_runs_of_three_or_more_may_be_led() -> None:
     """PV-13: runs of consecutive single cards (or pairs, triples) may be led; ruling:
     three ranks at least."""
     hands = [["3C"], ["5C", "6C", "7C", "8C", "8D", "9C", "9D", "KC"], ["4C"], ["3D"]]
-    state = situation(hands, SUITES)
+    state = table(hands, SUITES)
     runs = [a for a in legal(state) if a.startswith("run")]
     assert runs == ["run:5:3x1", "run:5:4x1", "run:5:5x1", "run:6:3x1", "run:6:4x1", "run:7:3x1"]
 
 
 def test_pv13_a_run_is_beaten_only_by_a_higher_run_of_the_same_shape() -> None:
     hands = [["3C"], ["5C", "6C", "7C", "KC"], ["6D", "7D", "8H", "9H", "10C", "10D", "JC"], ["4C"]]
-    state = situation(hands, SUITES)
+    state = table(hands, SUITES)
     act(state, "run:5:3x1")
     [run] = events(state, "run")
     assert run == {"type": "run", "seat": 1, "rank": "5", "length": 3, "count": 1,
@@ -462,7 +438,7 @@ def test_pv13_a_run_is_beaten_only_by_a_higher_run_of_the_same_shape() -> None:
 def test_pv13_runs_of_pairs() -> None:
     hands = [["3C"], ["5C", "5D", "6C", "6D", "7C", "7D", "KC"],
              ["8C", "8D", "9C", "9D", "10C", "10D", "JC"], ["4C"]]  # fmt: skip
-    state = situation(hands, SUITES)
+    state = table(hands, SUITES)
     assert "run:5:3x2" in legal(state)
     act(state, "run:5:3x2")
     assert legal(state) == ["pass", "run:8:3x2"]
@@ -470,7 +446,7 @@ def test_pv13_runs_of_pairs() -> None:
 
 def test_pv13_ruling_a_run_holding_a_rank_that_cuts_cuts() -> None:
     """PV-13 with PR-7 (ruling): a run up to the 2s holds 2s, and nothing beats it."""
-    state = situation([["3C"], ["QC", "KC", "AC", "2C", "4C"], ["5C"], ["6C"]], SUITES)
+    state = table([["3C"], ["QC", "KC", "AC", "2C", "4C"], ["5C"], ["6C"]], SUITES)
     act(state, "run:Q:4x1")
     assert trick_over(state)["why"] == "cut" and turn(state) == 1
 
@@ -478,7 +454,7 @@ def test_pv13_ruling_a_run_holding_a_rank_that_cuts_cuts() -> None:
 def test_pv13_ruling_runs_follow_the_order_in_force() -> None:
     """PV-13 with PV-7 (ruling): after a revolution, 5 4 3 is a run from the 5."""
     hands = [["8C"], ["9C", "9D", "9H", "9S", "KC"], ["5C", "4C", "3C", "QC"], ["7C"]]
-    state = situation(hands, {**SUITES, "revolution": True})
+    state = table(hands, {**SUITES, "revolution": True})
     act(state, "9x4", "pass", "pass", "pass", "Kx1")  # seat 1 goes out
     act(state, "pass", "pass", "pass")
     assert turn(state) == 2 and GAME.view(state, 2)["reversed"] is True
@@ -495,7 +471,7 @@ def test_pv14_the_other_pair_is_thrown_at_once() -> None:
     joueur possède l'autre paire de 10 du jeu, il peut la poser directement en rapidité
     avant que le pli soit recouvert par le joueur suivant"."""
     hands = [["3C", "JC", "JD"], ["10C", "10D", "4C"], ["5C", "QC", "QD"], ["10H", "10S", "6C"]]
-    state = situation(hands, RAPIDITE)
+    state = table(hands, RAPIDITE)
     act(state, "10x2")
     assert asked(state) == [(3, "rapidite")]  # only the seat holding the rest
     assert legal(state) == ["pass", "throw:10x2"]
@@ -509,7 +485,7 @@ def test_pv14_the_other_pair_is_thrown_at_once() -> None:
 
 def test_pv14_a_pass_lets_the_next_player_play() -> None:
     hands = [["3C", "JC", "JD"], ["10C", "10D", "4C"], ["5C", "QC", "QD"], ["10H", "10S", "6C"]]
-    state = situation(hands, RAPIDITE)
+    state = table(hands, RAPIDITE)
     act(state, "10x2")
     answer(state, {3: "pass"})
     assert turn(state) == 2 and events(state, "throw") == []
@@ -520,13 +496,13 @@ def test_pv14_the_trick_goes_on_with_the_larger_count() -> None:
     un autre 3, un autre joueur ayant une paire de 3 peut la poser en rapidité et le jeu part
     alors en double" (equal plays from PV-2 here); "un 4 suivi d'une rapidité en brelan"."""
     hands = [["3H", "3S", "QC"], ["3C", "4C"], ["3D", "5C"], ["6C", "7C"]]
-    state = situation(hands, {**RAPIDITE, "passe": True})
+    state = table(hands, {**RAPIDITE, "passe": True})
     act(state, "3x1", "3x1")
     assert asked(state) == [(0, "rapidite")]
     act(state, "throw:3x2")
     assert GAME.view(state, 1)["trick"]["count"] == 2 and turn(state) == 1
     hands = [["4D", "4H", "4S", "QC"], ["4C", "6C", "6D", "6H"], ["5C"], ["7C"]]
-    state = situation(hands, RAPIDITE)
+    state = table(hands, RAPIDITE)
     act(state, "4x1", "throw:4x3")
     assert GAME.view(state, 1)["trick"]["count"] == 3 and legal(state) == ["pass", "6x3"]
 
@@ -535,21 +511,21 @@ def test_pv14_ruling_a_card_set_aside_is_not_needed() -> None:
     """PV-14 with PR-3 (ruling): with one 10 set aside, one 10 completes a pair of 10s; the
     trick keeps the larger count."""
     hands = [["3C", "JC", "JD"], ["10C", "10D", "4C"], ["5C", "QC", "QD"], ["10H", "6C"]]
-    state = situation(hands, RAPIDITE)
+    state = table(hands, RAPIDITE)
     act(state, "10x2", "throw:10x1")
     assert GAME.view(state, 0)["trick"]["count"] == 2
 
 
 def test_pv14_pv5_a_rapidite_that_completes_the_rank_is_a_tabula_rasa() -> None:
     hands = [["3C"], ["9C", "9D", "4C"], ["5C"], ["9H", "9S", "6C"], ["7C"]]
-    state = situation(hands, {**RAPIDITE, "tabula_rasa": True})
+    state = table(hands, {**RAPIDITE, "tabula_rasa": True})
     act(state, "9x2", "throw:9x2")
     assert trick_over(state)["why"] == "tabula_rasa" and turn(state) == 3
 
 
 def test_pv14_no_window_once_the_trick_is_over() -> None:
     """PV-14: the throw comes "avant que le pli soit recouvert"; 2s end the trick (PR-7)."""
-    state = situation([["3C"], ["2C", "2D", "4C"], ["5C"], ["2H", "2S", "6C"]], RAPIDITE)
+    state = table([["3C"], ["2C", "2D", "4C"], ["5C"], ["2H", "2S", "6C"]], RAPIDITE)
     act(state, "2x2")
     assert asked(state) == [(1, "play")]
 
@@ -558,7 +534,7 @@ def test_pv14_the_audience_does_not_see_the_window() -> None:
     """PV-14: a window tells that one seat holds the rest of the rank; the public table
     shows the turn that follows (the revealed one shows the window)."""
     hands = [["3C", "JC", "JD"], ["10C", "10D", "4C"], ["5C", "QC", "QD"], ["10H", "10S", "6C"]]
-    state = situation(hands, RAPIDITE)
+    state = table(hands, RAPIDITE)
     act(state, "10x2")
     assert GAME.spectator_view(state)["phase"] == "play"
     assert GAME.spectator_view(state)["turn"] == 2
@@ -588,14 +564,14 @@ def seen_anywhere(view: Any, names: set[str]) -> set[str]:
 def test_pv15_any_play_the_hand_has_cards_for_may_be_announced() -> None:
     """PV-15, the seed: "annoncer double 2 en mettant un 3 et un 7"; ruling: no more cards
     than the hand holds."""
-    state = situation([["4C"], ["3C", "7C"], ["5C"], ["6C"]], MENTEUR)
+    state = table([["4C"], ["3C", "7C"], ["5C"], ["6C"]], MENTEUR)
     leads = legal(state)
     assert "2x2" in leads and "Ax1" in leads and "3x3" not in leads
     assert len(leads) == 13 * 2
 
 
 def test_pv15_cards_are_laid_face_down_and_only_the_announcement_is_public() -> None:
-    state = situation([["4C", "8C"], ["3C", "7C"], ["5C", "9C"], ["6C", "10C"]], MENTEUR)
+    state = table([["4C", "8C"], ["3C", "7C"], ["5C", "9C"], ["6C", "10C"]], MENTEUR)
     act(state, "2x2")
     assert asked(state) == [(1, "lay")] and legal(state) == ["lay:3x1", "lay:7x1"]
     assert GAME.view(state, 1)["announcing"] == {"type": "play", "rank": "2", "count": 2}
@@ -621,7 +597,7 @@ def test_pv15_a_lie_called_the_liar_picks_up_the_trick_and_the_caller_leads() ->
     """PV-15, the seed: "si elles correspondent à l'annonce, le joueur ayant dit « menteur »
     reprend en main toutes les cartes de la pile, sinon, c'est le joueur ayant menti qui les
     reprend. Celui des deux qui a raison reprend alors la main"."""
-    state = situation([["4C", "8C"], ["3C", "7C"], ["5C", "9C"], ["6C", "10C"]], MENTEUR)
+    state = table([["4C", "8C"], ["3C", "7C"], ["5C", "9C"], ["6C", "10C"]], MENTEUR)
     act(state, "2x2", "lay:3x1", "lay:7x1")
     answer(state, {2: "call", 3: "call"})  # the first in priority, seat 2, is kept
     [call] = events(state, "menteur")
@@ -633,7 +609,7 @@ def test_pv15_a_lie_called_the_liar_picks_up_the_trick_and_the_caller_leads() ->
 
 
 def test_pv15_the_truth_called_the_caller_picks_up_the_whole_trick() -> None:
-    state = situation([["4C", "8C"], ["3C", "7C"], ["5C", "9C"], ["6C", "10C"]], MENTEUR)
+    state = table([["4C", "8C"], ["3C", "7C"], ["5C", "9C"], ["6C", "10C"]], MENTEUR)
     act(state, "3x1", "lay:3x1")
     answer(state, {})  # nobody calls: the announcement stands as a play of a 3
     assert GAME.view(state, 2)["trick"]["rank"] == "3" and turn(state) == 2
@@ -646,19 +622,19 @@ def test_pv15_the_truth_called_the_caller_picks_up_the_whole_trick() -> None:
 
 def test_pv15_the_last_cards_go_out_only_once_no_call_caught_them() -> None:
     """PV-15 with PR-8: a liar who laid its last cards and is called takes them back."""
-    state = situation([["4C", "8C"], ["3C"], ["5C", "9C"], ["6C", "10C"]], MENTEUR)
+    state = table([["4C", "8C"], ["3C"], ["5C", "9C"], ["6C", "10C"]], MENTEUR)
     act(state, "Ax1", "lay:3x1")
     assert state.active[1] and events(state, "out") == []
     answer(state, {2: "call"})
     assert state.active[1] and state.hand_view[1] == ["3C"]
-    state = situation([["4C", "8C"], ["3C"], ["5C", "9C"], ["6C", "10C"]], MENTEUR)
+    state = table([["4C", "8C"], ["3C"], ["5C", "9C"], ["6C", "10C"]], MENTEUR)
     act(state, "Ax1", "lay:3x1")
     answer(state, {})
     assert events(state, "out") == [{"type": "out", "seat": 1, "place": 1, "forbidden": False}]
 
 
 def test_pv15_ruling_a_round_is_cut_short_after_many_announcements() -> None:
-    state = situation([["4C", "8C"], ["3C", "7C", "9D"], ["5C", "9C"], ["6C"]], MENTEUR)
+    state = table([["4C", "8C"], ["3C", "7C", "9D"], ["5C", "9C"], ["6C"]], MENTEUR)
     assert state.max_announcements == MENTEUR_PLAYS_PER_CARD * 52
     state.announcements = state.max_announcements - 1
     act(state, "3x1", "lay:3x1")
@@ -780,7 +756,7 @@ def test_the_random_bot_plays_every_action_type() -> None:
     hands = [["3C"], [*FOUR_NINES, "BJ", "RJ"], ["4C"], ["5C"]]
     policy = POLICIES["random"](policy_rng(1, 1))
     for _ in range(20):
-        state = situation(hands, GUILLOTINE)
+        state = table(hands, GUILLOTINE)
         while GAME.outcome(state) is None:
             [r] = GAME.pending(state)
             action = policy.act(GAME.view(state, r.seat), r.legal_actions)
@@ -793,7 +769,7 @@ def test_the_random_bot_plays_every_action_type() -> None:
 def test_heuristic_lays_what_it_announces_and_calls_an_impossible_announcement() -> None:
     """PV-15: the heuristic announces only what it holds and lays exactly that; it calls an
     announcement its own hand proves false."""
-    state = situation([["4C", "8C"], ["3C", "3D", "7C"], ["5C", "9C"], ["AC", "AD", "AH", "AS"]],
+    state = table([["4C", "8C"], ["3C", "3D", "7C"], ["5C", "9C"], ["AC", "AD", "AH", "AS"]],
                       MENTEUR)  # fmt: skip
     heuristic = POLICIES["heuristic"](policy_rng(1, 1))
     heuristic.start({"options": GAME.options_json(state.options)})
@@ -840,13 +816,13 @@ def test_the_transitions_are_public_events() -> None:
 def test_sdk_helpers_read_the_menteur_view() -> None:
     from arenabot.views import president as sdk
 
-    state = situation([["4C", "8C"], ["3C", "7C"], ["5C", "9C"], ["6C", "10C"]], MENTEUR)
+    state = table([["4C", "8C"], ["3C", "7C"], ["5C", "9C"], ["6C", "10C"]], MENTEUR)
     act(state, "2x2", "lay:3x1", "lay:7x1")
     assert sdk.my_face_down(GAME.view(state, 1)) == ["3C", "7C"]
     assert sdk.my_face_down(GAME.view(state, 2)) == []
     announced = {"type": "announce", "seat": 1, "rank": "2", "count": 2}
     assert sdk.announcement(GAME.view(state, 2)) == announced
-    assert sdk.announcement(GAME.view(situation([["4C"], ["3C"], ["5C"]]), 0)) is None
+    assert sdk.announcement(GAME.view(table([["4C"], ["3C"], ["5C"]]), 0)) is None
 
 
 def test_the_base_view_has_no_variant_key() -> None:
